@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Type, type Static } from '@sinclair/typebox';
+import { checkSchema, ConfigError } from './schema-check.ts';
+
+/** Root of the installed package (where config/ ships). */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+const SolverSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[A-Za-z0-9_:.-]{1,128}$' }),
+    name: Type.String({ minLength: 1 }),
+    addresses: Type.Record(Type.String(), Type.String({ minLength: 1 }), {
+      description: 'the solver address on each chain key it serves',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ServiceConfigSchema = Type.Object(
+  {
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    data_dir: Type.Optional(Type.String({ minLength: 1 })),
+    database_url: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    registry: Type.Optional(Type.String({ minLength: 1, description: 'path of the chain and asset registry file' })),
+    log_level: Type.Optional(
+      Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+    ),
+    prices: Type.Optional(
+      Type.Record(Type.String(), Type.Number({ minimum: 0 }), {
+        description: 'static USD prices by price_id, the offline price source',
+      }),
+    ),
+    solvers: Type.Optional(Type.Array(SolverSchema)),
+    order_cache_ms: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 60000, description: 'how long an order read may be served from memory' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ServiceConfigFile = Static<typeof ServiceConfigSchema>;
+export type SolverConfig = Static<typeof SolverSchema>;
+
+export interface ServiceConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  registryPath: string;
+  logLevel: string;
+  prices: Record<string, number>;
+  solvers: SolverConfig[];
+  orderCacheMs: number;
+}
+
+export const DEFAULT_PORT = 4426;
+export const DEV_CONFIG_PATH = resolve(PACKAGE_ROOT, 'config/hashlock.dev.json');
+
+/**
+ * Reads a service config file (paths in it are relative to the file) and applies the environment
+ * overrides: PORT, HOST, HASHLOCK_DATA_DIR, DATABASE_URL, HASHLOCK_REGISTRY, LOG_LEVEL.
+ */
+export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`${path}: cannot read config: ${(err as Error).message}`);
+  }
+  const file = checkSchema(ServiceConfigSchema, raw, path);
+  const base = dirname(resolve(path));
+  const port = env.PORT !== undefined && env.PORT !== '' ? parsePort(env.PORT) : (file.port ?? DEFAULT_PORT);
+  return {
+    port,
+    host: env.HOST || file.host || '127.0.0.1',
+    dataDir: resolve(env.HASHLOCK_DATA_DIR || (file.data_dir ? resolve(base, file.data_dir) : '.data')),
+    databaseUrl: env.DATABASE_URL || file.database_url,
+    registryPath: env.HASHLOCK_REGISTRY
+      ? resolve(env.HASHLOCK_REGISTRY)
+      : resolve(base, file.registry ?? 'registry.localnet.json'),
+    logLevel: env.LOG_LEVEL || file.log_level || 'info',
+    prices: file.prices ?? {},
+    solvers: file.solvers ?? [],
+    orderCacheMs: file.order_cache_ms ?? 1000,
+  };
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new ConfigError(`PORT: ${value} is not a TCP port number`);
+  return port;
+}

@@ -1,0 +1,28 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+
+/**
+ * Takes or renews the lease `name` for `holder` for `ttlMs`. Returns true while `holder` has it:
+ * another holder gets it only after the lease has expired, so one instance runs each worker.
+ */
+export async function acquireLease(db: Db, name: string, holder: string, ttlMs: number): Promise<boolean> {
+  const expires = sql<string>`now() + ${`${ttlMs} milliseconds`}::interval`;
+  const row = await db
+    .insertInto('worker_leases')
+    .values({ name, holder, expires_at: expires })
+    .onConflict((oc) =>
+      oc
+        .column('name')
+        .doUpdateSet({ holder, expires_at: expires })
+        .where((eb) =>
+          eb.or([eb('worker_leases.holder', '=', holder), eb('worker_leases.expires_at', '<', sql<string>`now()`)]),
+        ),
+    )
+    .returning('holder')
+    .executeTakeFirst();
+  return row?.holder === holder;
+}
+
+export async function releaseLease(db: Db, name: string, holder: string): Promise<void> {
+  await db.deleteFrom('worker_leases').where('name', '=', name).where('holder', '=', holder).execute();
+}

@@ -1,0 +1,194 @@
+import { sql } from 'kysely';
+import type { Db } from './database.ts';
+import type { JobStatus } from './schema.ts';
+
+export interface RelayerJob {
+  id: string;
+  chain: string;
+  orderId: string | null;
+  action: string;
+  idempotencyKey: string;
+  payload: unknown;
+  status: JobStatus;
+  attempts: number;
+  txHash: string;
+  nonce: string | null;
+  lastError: string;
+}
+
+export interface NewJob {
+  chain: string;
+  orderId?: string;
+  action: string;
+  /** One job per key: the same order and action always map to the same key. */
+  idempotencyKey: string;
+  payload: unknown;
+  maxAttempts?: number;
+}
+
+type JobRow = {
+  id: string;
+  chain: string;
+  order_id: string | null;
+  action: string;
+  idempotency_key: string;
+  payload: unknown;
+  status: JobStatus;
+  attempts: number;
+  tx_hash: string;
+  nonce: string | null;
+  last_error: string;
+};
+
+const JOB_COLUMNS = [
+  'id',
+  'chain',
+  'order_id',
+  'action',
+  'idempotency_key',
+  'payload',
+  'status',
+  'attempts',
+  'tx_hash',
+  'nonce',
+  'last_error',
+] as const;
+
+function toJob(r: JobRow): RelayerJob {
+  return {
+    id: r.id,
+    chain: r.chain,
+    orderId: r.order_id,
+    action: r.action,
+    idempotencyKey: r.idempotency_key,
+    payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
+    status: r.status,
+    attempts: r.attempts,
+    txHash: r.tx_hash,
+    nonce: r.nonce,
+    lastError: r.last_error,
+  };
+}
+
+/**
+ * Adds a job, or returns the existing one with the same idempotency key (`created` says which).
+ * Safe under concurrency: the unique key lets exactly one insert win.
+ */
+export async function enqueueJob(db: Db, job: NewJob): Promise<{ job: RelayerJob; created: boolean }> {
+  const inserted = await db
+    .insertInto('relayer_jobs')
+    .values({
+      chain: job.chain,
+      order_id: job.orderId ?? null,
+      action: job.action,
+      idempotency_key: job.idempotencyKey,
+      payload: JSON.stringify(job.payload),
+      ...(job.maxAttempts !== undefined ? { max_attempts: job.maxAttempts } : {}),
+    })
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .returning(JOB_COLUMNS)
+    .executeTakeFirst();
+  if (inserted) return { job: toJob(inserted), created: true };
+  const existing = await db
+    .selectFrom('relayer_jobs')
+    .select(JOB_COLUMNS)
+    .where('idempotency_key', '=', job.idempotencyKey)
+    .executeTakeFirstOrThrow();
+  return { job: toJob(existing), created: false };
+}
+
+/**
+ * Takes up to `limit` due jobs of a chain for `worker`, oldest first, locking them for `leaseMs`.
+ * Jobs another worker holds are skipped; a job whose lease ran out (its worker died) is due again.
+ */
+export async function claimJobs(
+  db: Db,
+  input: { chain: string; worker: string; leaseMs: number; limit: number },
+): Promise<RelayerJob[]> {
+  const rows = await sql<JobRow>`
+    update relayer_jobs set
+      status = 'running',
+      attempts = attempts + 1,
+      locked_by = ${input.worker},
+      locked_until = now() + ${`${input.leaseMs} milliseconds`}::interval,
+      updated_at = now()
+    where id in (
+      select id from relayer_jobs
+      where chain = ${input.chain} and run_after <= now()
+        and (status in ('queued', 'submitted') or (status = 'running' and locked_until < now()))
+      order by id
+      limit ${input.limit}
+      for update skip locked
+    )
+    returning ${sql.raw(JOB_COLUMNS.join(', '))}
+  `.execute(db);
+  return rows.rows.map(toJob).sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+}
+
+/** The transaction is out; the job comes back after `recheckMs` to check its receipt. */
+export async function markSubmitted(
+  db: Db,
+  id: string,
+  input: { worker: string; txHash: string; nonce?: bigint; recheckMs: number },
+): Promise<void> {
+  await db
+    .updateTable('relayer_jobs')
+    .set({
+      status: 'submitted',
+      tx_hash: input.txHash,
+      ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
+      locked_by: null,
+      locked_until: null,
+      run_after: sql`now() + ${`${input.recheckMs} milliseconds`}::interval`,
+      updated_at: new Date(),
+    })
+    .where('id', '=', id)
+    .where('locked_by', '=', input.worker)
+    .execute();
+}
+
+export async function markConfirmed(db: Db, id: string, worker: string): Promise<void> {
+  await db
+    .updateTable('relayer_jobs')
+    .set({ status: 'confirmed', locked_by: null, locked_until: null, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('locked_by', '=', worker)
+    .execute();
+}
+
+/** Records a failed attempt: the job is retried after `retryMs`, or fails for good past its attempts. */
+export async function markAttemptFailed(
+  db: Db,
+  id: string,
+  input: { worker: string; error: string; retryMs: number },
+): Promise<JobStatus> {
+  const row = await db
+    .updateTable('relayer_jobs')
+    .set((eb) => ({
+      status: eb
+        .case()
+        .when('attempts', '>=', eb.ref('max_attempts'))
+        .then(sql<JobStatus>`'failed'`)
+        .else(sql<JobStatus>`'queued'`)
+        .end(),
+      last_error: input.error.slice(0, 2000),
+      locked_by: null,
+      locked_until: null,
+      run_after: sql`now() + ${`${input.retryMs} milliseconds`}::interval`,
+      updated_at: new Date(),
+    }))
+    .where('id', '=', id)
+    .where('locked_by', '=', input.worker)
+    .returning('status')
+    .executeTakeFirst();
+  return row?.status ?? 'failed';
+}
+
+export async function findJob(db: Db, idempotencyKey: string): Promise<RelayerJob | undefined> {
+  const row = await db
+    .selectFrom('relayer_jobs')
+    .select(JOB_COLUMNS)
+    .where('idempotency_key', '=', idempotencyKey)
+    .executeTakeFirst();
+  return row && toJob(row);
+}

@@ -1,0 +1,200 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Numeric and bigint columns come back as decimal strings; writes accept bigint or string. */
+type Decimal = ColumnType<string, bigint | string, bigint | string>;
+type DecimalDefault = ColumnType<string, bigint | string | undefined, bigint | string>;
+/** timestamptz columns come back as Postgres text in UTC (`2026-01-02 03:04:05.123456+00`). */
+type Timestamp = ColumnType<string, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<string | null, Date | string | null | undefined, Date | string | null>;
+type WithDefault<T> = ColumnType<T, T | undefined, T>;
+
+export interface AppsTable {
+  id: string;
+  name: string;
+  key_hash: string;
+  gasless: WithDefault<boolean>;
+  default_slippage: WithDefault<number>;
+  created_at: Timestamp;
+  disabled_at: NullableTimestamp;
+}
+
+export interface ChainsTable {
+  key: string;
+  id: string;
+  family: string;
+  name: string;
+  native_asset_id: string;
+  icon: string;
+  explorer_url: string;
+  block_time_ms: number;
+  confirmation_target: number;
+  source_timelock: Decimal;
+  destination_timelock: Decimal;
+  is_active: boolean;
+  updated_at: Timestamp;
+}
+
+export interface AssetsTable {
+  id: string;
+  chain: string;
+  symbol: string;
+  name: string;
+  icon: string;
+  decimals: number;
+  htlc_address: string;
+  htlc_schema: string;
+  token_address: string;
+  token_schema: string;
+  min_amount: Decimal;
+  max_amount: Decimal;
+  price_id: string;
+  is_active: boolean;
+  listed_in: string[];
+  updated_at: Timestamp;
+}
+
+export interface SolversTable {
+  id: string;
+  name: string;
+  is_active: WithDefault<boolean>;
+  created_at: Timestamp;
+}
+
+export interface SolverAddressesTable {
+  solver_id: string;
+  chain: string;
+  address: string;
+}
+
+export interface SolverBalancesTable {
+  solver_id: string;
+  asset: string;
+  balance: Decimal;
+  block_number: DecimalDefault;
+  updated_at: Timestamp;
+}
+
+export interface OrdersTable {
+  id: string;
+  app_id: string;
+  nonce: string;
+  solver_id: string;
+  integrator: string;
+  version: string;
+  slippage: number;
+  secret_hash: string;
+  secret_ciphertext: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
+  deadline: Decimal;
+  created_at: Timestamp;
+}
+
+export interface SwapsTable {
+  order_id: string;
+  side: 'source' | 'destination';
+  swap_id: string;
+  chain: string;
+  asset: string;
+  initiator: string;
+  redeemer: string;
+  delegate: WithDefault<string>;
+  timelock: Decimal;
+  amount: Decimal;
+  filled_amount: DecimalDefault;
+  asset_price: WithDefault<number>;
+  secret_hash: string;
+  secret: WithDefault<string>;
+  instant_refund_tx: WithDefault<string>;
+  initiate_tx_hash: WithDefault<string>;
+  redeem_tx_hash: WithDefault<string>;
+  refund_tx_hash: WithDefault<string>;
+  initiate_block_number: DecimalDefault;
+  redeem_block_number: DecimalDefault;
+  refund_block_number: DecimalDefault;
+  required_confirmations: number;
+  current_confirmations: WithDefault<number>;
+  initiate_timestamp: NullableTimestamp;
+  redeem_timestamp: NullableTimestamp;
+  refund_timestamp: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface QuotesTable {
+  order_id: string;
+  solver_id: string;
+  source_asset: string;
+  destination_asset: string;
+  source_amount: Decimal;
+  destination_amount: Decimal;
+  source_price: number;
+  destination_price: number;
+  fee_bips: number;
+  fixed_fee: string;
+  slippage: number;
+  estimated_time: number;
+  deadline: Decimal;
+  created_at: Timestamp;
+}
+
+export interface AffiliateFeesTable {
+  order_id: string;
+  position: number;
+  address: string;
+  fee_bips: number;
+  asset: string;
+  amount: Decimal;
+  status: WithDefault<'pending' | 'accrued' | 'void'>;
+  accrued_at: NullableTimestamp;
+}
+
+export interface AffiliateEarningsTable {
+  app_id: string;
+  affiliate: string;
+  asset: string;
+  total_earned: DecimalDefault;
+  total_claimed: DecimalDefault;
+  updated_at: Timestamp;
+}
+
+export type JobStatus = 'queued' | 'running' | 'submitted' | 'confirmed' | 'failed';
+
+export interface RelayerJobsTable {
+  id: Generated<string>;
+  chain: string;
+  order_id: string | null;
+  action: string;
+  idempotency_key: string;
+  payload: ColumnType<unknown, string, string>;
+  status: WithDefault<JobStatus>;
+  attempts: WithDefault<number>;
+  max_attempts: WithDefault<number>;
+  tx_hash: WithDefault<string>;
+  nonce: ColumnType<string | null, bigint | string | null | undefined, bigint | string | null>;
+  last_error: WithDefault<string>;
+  run_after: Timestamp;
+  locked_by: string | null;
+  locked_until: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WorkerLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  apps: AppsTable;
+  chains: ChainsTable;
+  assets: AssetsTable;
+  solvers: SolversTable;
+  solver_addresses: SolverAddressesTable;
+  solver_balances: SolverBalancesTable;
+  orders: OrdersTable;
+  swaps: SwapsTable;
+  quotes: QuotesTable;
+  affiliate_fees: AffiliateFeesTable;
+  affiliate_earnings: AffiliateEarningsTable;
+  relayer_jobs: RelayerJobsTable;
+  worker_leases: WorkerLeasesTable;
+}

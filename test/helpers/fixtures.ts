@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { loadRegistry, type Registry } from '../../src/chains/registry.ts';
+import { PACKAGE_ROOT, type SolverConfig } from '../../src/config/service-config.ts';
+import { createApp } from '../../src/store/apps.ts';
+import type { Db } from '../../src/store/database.ts';
+import type { NewOrder } from '../../src/store/orders.ts';
+import { syncRegistry } from '../../src/store/registry-sync.ts';
+import { syncSolvers } from '../../src/store/solvers.ts';
+
+export const LOCALNET_REGISTRY_PATH = resolve(PACKAGE_ROOT, 'config/registry.localnet.json');
+export const MAINNET_REGISTRY_PATH = resolve(PACKAGE_ROOT, 'config/registry.mainnet.json');
+
+export const SOLVER: SolverConfig = {
+  id: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  name: 'test solver',
+  addresses: {
+    ethereum_localnet: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    arbitrum_localnet: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  },
+};
+
+export const USER = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+
+export function localnetRegistry(): Registry {
+  return loadRegistry(LOCALNET_REGISTRY_PATH);
+}
+
+export const randomHex32 = (): string => randomBytes(32).toString('hex');
+
+/** Registry, the test solver and one app: what every order needs to exist. */
+export async function seedBasics(db: Db, registry = localnetRegistry()) {
+  await syncRegistry(db, registry);
+  await syncSolvers(db, [SOLVER]);
+  const { app, key } = await createApp(db, { name: 'test app', gasless: true });
+  return { registry, app, key };
+}
+
+/** A WBTC order from ethereum_localnet to arbitrum_localnet. */
+export function sampleOrder(appId: string, overrides: Partial<NewOrder> = {}): NewOrder {
+  const secretHash = randomHex32();
+  return {
+    id: randomHex32(),
+    appId,
+    nonce: randomHex32().slice(0, 16),
+    solverId: SOLVER.id,
+    integrator: 'test app',
+    version: 'v2',
+    slippage: 50,
+    secretHash,
+    deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    source: {
+      swapId: randomHex32(),
+      chain: 'ethereum_localnet',
+      asset: 'ethereum_localnet:wbtc',
+      initiator: USER,
+      redeemer: SOLVER.addresses.ethereum_localnet!,
+      timelock: 600n,
+      amount: 100000n,
+      assetPrice: 95000,
+      requiredConfirmations: 1,
+    },
+    destination: {
+      swapId: randomHex32(),
+      chain: 'arbitrum_localnet',
+      asset: 'arbitrum_localnet:wbtc',
+      initiator: SOLVER.addresses.arbitrum_localnet!,
+      redeemer: USER,
+      timelock: 150n,
+      amount: 99700n,
+      assetPrice: 95000,
+      requiredConfirmations: 1,
+    },
+    affiliateFees: [],
+    quote: { feeBips: 30, fixedFee: '0', estimatedTime: 30 },
+    ...overrides,
+  };
+}

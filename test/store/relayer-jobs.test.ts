@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Store } from '../../src/store/database.ts';
+import {
+  claimJobs,
+  enqueueJob,
+  findJob,
+  markAttemptFailed,
+  markConfirmed,
+  markSubmitted,
+} from '../../src/store/relayer-jobs.ts';
+import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { seedBasics } from '../helpers/fixtures.ts';
+
+describeEachStore('relayer job queue', (kind) => {
+  let store: Store;
+  let n = 0;
+  const chain = 'ethereum_localnet';
+  const key = () => `test:${kind}:${++n}:${Date.now()}`;
+
+  before(async () => {
+    store = await openTestStore(kind);
+    await seedBasics(store.db);
+  });
+  after(() => store.close());
+
+  test('twenty concurrent enqueues of one key make one job', async () => {
+    const k = key();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => enqueueJob(store.db, { chain, action: 'redeem', idempotencyKey: k, payload: { i } })),
+    );
+    assert.equal(results.filter((r) => r.created).length, 1);
+    assert.equal(new Set(results.map((r) => r.job.id)).size, 1);
+    const count = await store.db.selectFrom('relayer_jobs').select('id').where('idempotency_key', '=', k).execute();
+    assert.equal(count.length, 1);
+    await store.db.deleteFrom('relayer_jobs').execute();
+  });
+
+  test('concurrent workers claim disjoint jobs, oldest first', async () => {
+    for (let i = 0; i < 10; i++) await enqueueJob(store.db, { chain, action: 'initiate', idempotencyKey: key(), payload: { i } });
+    const [a, b] = await Promise.all([
+      claimJobs(store.db, { chain, worker: 'a', leaseMs: 60_000, limit: 6 }),
+      claimJobs(store.db, { chain, worker: 'b', leaseMs: 60_000, limit: 6 }),
+    ]);
+    const ids = [...a!, ...b!].map((j) => j.id);
+    assert.equal(ids.length, 10);
+    assert.equal(new Set(ids).size, 10, 'no job went to both workers');
+    assert.deepEqual((await claimJobs(store.db, { chain, worker: 'c', leaseMs: 60_000, limit: 10 })).length, 0);
+    const payloads = a!.map((j) => (j.payload as { i: number }).i);
+    assert.deepEqual(payloads, [...payloads].sort((x, y) => x - y));
+    await store.db.deleteFrom('relayer_jobs').execute();
+  });
+
+  test('a job goes queued -> running -> submitted -> running -> confirmed', async () => {
+    const k = key();
+    await enqueueJob(store.db, { chain, action: 'redeem', idempotencyKey: k, payload: { secret: 'x' } });
+    const [job] = await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 });
+    assert.equal(job?.status, 'running');
+    await markSubmitted(store.db, job!.id, { worker: 'w', txHash: '0xfeed', nonce: 7n, recheckMs: 0 });
+    assert.equal((await findJob(store.db, k))?.status, 'submitted');
+    const [again] = await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 });
+    assert.equal(again?.txHash, '0xfeed');
+    assert.equal(again?.nonce, '7');
+    await markConfirmed(store.db, job!.id, 'w');
+    assert.equal((await findJob(store.db, k))?.status, 'confirmed');
+    assert.equal((await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 })).length, 0);
+  });
+
+  test('a worker that dies loses its jobs when the lease runs out; a stale worker cannot finish them', async () => {
+    const k = key();
+    await enqueueJob(store.db, { chain, action: 'refund', idempotencyKey: k, payload: {} });
+    const [job] = await claimJobs(store.db, { chain, worker: 'dead', leaseMs: 1, limit: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    const [taken] = await claimJobs(store.db, { chain, worker: 'alive', leaseMs: 60_000, limit: 1 });
+    assert.equal(taken?.id, job?.id);
+    assert.equal(taken?.attempts, 2);
+    await markConfirmed(store.db, job!.id, 'dead');
+    assert.equal((await findJob(store.db, k))?.status, 'running', 'the dead worker no longer owns it');
+    await markConfirmed(store.db, job!.id, 'alive');
+    assert.equal((await findJob(store.db, k))?.status, 'confirmed');
+  });
+
+  test('failed attempts are retried until max_attempts, then the job fails', async () => {
+    const k = key();
+    await enqueueJob(store.db, { chain, action: 'initiate', idempotencyKey: k, payload: {}, maxAttempts: 2 });
+    const [first] = await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 });
+    assert.equal(await markAttemptFailed(store.db, first!.id, { worker: 'w', error: 'nonce too low', retryMs: 0 }), 'queued');
+    const [second] = await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 });
+    assert.equal(await markAttemptFailed(store.db, second!.id, { worker: 'w', error: 'reverted', retryMs: 0 }), 'failed');
+    const job = await findJob(store.db, k);
+    assert.equal(job?.status, 'failed');
+    assert.equal(job?.lastError, 'reverted');
+    assert.equal((await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 })).length, 0);
+  });
+});

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createApp, findAppByKey, hashApiKey } from '../../src/store/apps.ts';
+import { toRfc3339Micro, type Store } from '../../src/store/database.ts';
+import { accrueOrderFees, listEarnings } from '../../src/store/affiliates.ts';
+import { acquireLease, releaseLease } from '../../src/store/leases.ts';
+import { findOrder, insertOrder } from '../../src/store/orders.ts';
+import { syncRegistry } from '../../src/store/registry-sync.ts';
+import { listLiquidity, setSolverBalance } from '../../src/store/solvers.ts';
+import { Registry } from '../../src/chains/registry.ts';
+import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { localnetRegistry, randomHex32, sampleOrder, seedBasics, SOLVER } from '../helpers/fixtures.ts';
+import { readFileSync } from 'node:fs';
+import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
+import type { RegistryFile } from '../../src/chains/registry-schema.ts';
+
+describeEachStore('repositories', (kind) => {
+  let store: Store;
+  let appId: string;
+  const now = () => Math.floor(Date.now() / 1000);
+
+  before(async () => {
+    store = await openTestStore(kind);
+    appId = (await seedBasics(store.db)).app.id;
+  });
+  after(() => store.close());
+
+  test('an app is found by its key, never by a wrong or malformed one, and only its hash is stored', async () => {
+    const { app, key } = await createApp(store.db, { name: 'acme', gasless: true, defaultSlippage: 25 });
+    assert.match(key, /^[0-9a-f]{64}$/);
+    assert.deepEqual(await findAppByKey(store.db, key), app);
+    assert.equal(await findAppByKey(store.db, key.replace(/.$/, (c) => (c === '0' ? '1' : '0'))), undefined);
+    assert.equal(await findAppByKey(store.db, key.toUpperCase()), undefined);
+    const row = await store.db.selectFrom('apps').selectAll().where('id', '=', app.id).executeTakeFirstOrThrow();
+    assert.equal(row.key_hash, hashApiKey(key));
+    assert.ok(!JSON.stringify(row).includes(key), 'the plain key is not stored');
+  });
+
+  test('syncing the registry writes chains and assets, is repeatable, and deactivates removed assets', async () => {
+    const registry = localnetRegistry();
+    await syncRegistry(store.db, registry);
+    const assets = await store.db.selectFrom('assets').selectAll().orderBy('id').execute();
+    assert.equal(assets.length, registry.assets.length);
+    const wbtc = assets.find((a) => a.id === 'ethereum_localnet:wbtc');
+    assert.equal(wbtc?.min_amount, '1000');
+    assert.deepEqual(wbtc?.listed_in, ['v2', 'v3']);
+
+    const file = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
+    file.chains[0]!.assets = file.chains[0]!.assets.filter((a) => a.symbol !== 'usdc');
+    await syncRegistry(store.db, new Registry(file));
+    const usdc = await store.db.selectFrom('assets').select('is_active').where('id', '=', 'ethereum_localnet:usdc').executeTakeFirstOrThrow();
+    assert.equal(usdc.is_active, false);
+    await syncRegistry(store.db, registry);
+  });
+
+  test('an order reads back exactly as written, with microsecond created_at', async () => {
+    const order = sampleOrder(appId, {
+      affiliateFees: [
+        { address: '0x1111111111111111111111111111111111111111', fee: 30, asset: 'ethereum_localnet:usdc', amount: 28500n },
+        { address: '0x2222222222222222222222222222222222222222', fee: 5, asset: 'ethereum_localnet:usdc', amount: 4750n },
+      ],
+    });
+    order.source.amount = 2n ** 200n; // beyond any JS number
+    await insertOrder(store.db, order);
+    const read = await findOrder(store.db, order.id);
+    assert.ok(read);
+    assert.equal(read.source.amount, (2n ** 200n).toString());
+    assert.equal(read.destination.amount, '99700');
+    assert.equal(read.source.swapId, order.source.swapId);
+    assert.equal(read.destination.redeemer, order.destination.redeemer);
+    assert.equal(read.source.initiateBlockNumber, '0');
+    assert.equal(read.source.initiateTimestamp, null);
+    assert.equal(read.deadline, order.deadline.toString());
+    assert.equal(read.secretHash, order.secretHash);
+    assert.deepEqual(
+      read.affiliateFees.map((f) => [f.address, f.fee, f.asset, f.amount]),
+      [
+        ['0x1111111111111111111111111111111111111111', 30, 'ethereum_localnet:usdc', '28500'],
+        ['0x2222222222222222222222222222222222222222', 5, 'ethereum_localnet:usdc', '4750'],
+      ],
+    );
+    assert.match(toRfc3339Micro(read.createdAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    assert.ok(Math.abs(Date.parse(toRfc3339Micro(read.createdAt)) - Date.now()) < 60_000);
+    assert.equal(await findOrder(store.db, randomHex32()), undefined);
+  });
+
+  test('one app cannot reuse a nonce, and a failed insert leaves nothing behind', async () => {
+    const first = sampleOrder(appId, { nonce: 'same-nonce' });
+    await insertOrder(store.db, first);
+    const second = sampleOrder(appId, { nonce: 'same-nonce' });
+    await assert.rejects(insertOrder(store.db, second));
+    assert.equal(await findOrder(store.db, second.id), undefined);
+    const swaps = await store.db.selectFrom('swaps').select('order_id').where('order_id', '=', second.id).execute();
+    assert.equal(swaps.length, 0);
+  });
+
+  test('virtual balance: open orders commit their destination amount until it is funded', async () => {
+    const { app } = await createApp(store.db, { name: 'liquidity' });
+    await setSolverBalance(store.db, { solverId: SOLVER.id, asset: 'arbitrum_localnet:wbtc', balance: 10_000_000n });
+    const committedNow = async () =>
+      (await listLiquidity(store.db, now())).find((r) => r.asset === 'arbitrum_localnet:wbtc')!.committed;
+    const before = await committedNow();
+
+    const open = sampleOrder(app.id);
+    await insertOrder(store.db, open);
+    assert.equal(await committedNow(), before + 99_700n);
+
+    const expired = sampleOrder(app.id, { deadline: BigInt(now() - 10) });
+    await insertOrder(store.db, expired);
+    assert.equal(await committedNow(), before + 99_700n, 'an order past its deadline commits nothing');
+
+    await store.db
+      .updateTable('swaps')
+      .set({ initiate_tx_hash: '0xabc' })
+      .where('order_id', '=', open.id)
+      .where('side', '=', 'destination')
+      .execute();
+    assert.equal(await committedNow(), before, 'a funded destination has left the balance already');
+
+    const rows = await listLiquidity(store.db, now());
+    const wbtc = rows.find((r) => r.asset === 'arbitrum_localnet:wbtc')!;
+    assert.equal(wbtc.balance, 10_000_000n);
+    assert.equal(wbtc.address, SOLVER.addresses.arbitrum_localnet);
+    assert.ok(!rows.some((r) => r.asset.startsWith('litecoin_localnet')), 'no entry on a chain without an address');
+  });
+
+  test('affiliate fees accrue once into the earnings totals', async () => {
+    const { app } = await createApp(store.db, { name: 'affiliates' });
+    const affiliate = '0x3333333333333333333333333333333333333333';
+    const fee = { address: affiliate, fee: 30, asset: 'ethereum_localnet:usdc', amount: 1000n };
+    const a = sampleOrder(app.id, { affiliateFees: [fee] });
+    const b = sampleOrder(app.id, { affiliateFees: [{ ...fee, amount: 250n }] });
+    await insertOrder(store.db, a);
+    await insertOrder(store.db, b);
+    assert.deepEqual(await listEarnings(store.db, app.id), []);
+    assert.equal(await accrueOrderFees(store.db, a.id), 1);
+    assert.equal(await accrueOrderFees(store.db, a.id), 0);
+    await Promise.all([accrueOrderFees(store.db, b.id), accrueOrderFees(store.db, b.id)]);
+    assert.deepEqual(await listEarnings(store.db, app.id), [
+      { affiliate, asset: 'ethereum_localnet:usdc', totalEarned: 1250n, totalClaimed: 0n },
+    ]);
+  });
+
+  test('a worker lease has one holder until it expires', async () => {
+    assert.equal(await acquireLease(store.db, 'watcher:ethereum_localnet', 'a', 60_000), true);
+    assert.equal(await acquireLease(store.db, 'watcher:ethereum_localnet', 'b', 60_000), false);
+    assert.equal(await acquireLease(store.db, 'watcher:ethereum_localnet', 'a', 60_000), true, 'renewal');
+    assert.equal(await acquireLease(store.db, 'watcher:arbitrum_localnet', 'b', 1), true);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await acquireLease(store.db, 'watcher:arbitrum_localnet', 'c', 60_000), true, 'taken after expiry');
+    await releaseLease(store.db, 'watcher:ethereum_localnet', 'a');
+    assert.equal(await acquireLease(store.db, 'watcher:ethereum_localnet', 'b', 60_000), true, 'taken after release');
+  });
+});
