@@ -41,5 +41,5 @@ export function checkSchema<T extends TSchema>(schema: T, value: unknown, source
     const first = validate.errors?.[0];
     throw new ConfigError(`${source}: ${first ? describeSchemaError(first) : 'is invalid'}`);
   }
-  return value as Static<T>;
+  return value;
 }

@@ -51,7 +51,7 @@ export async function openStore(options: OpenOptions): Promise<Store> {
       options: '-c TimeZone=UTC',
       types: {
         getTypeParser: ((oid: number, format?: string) =>
-          textParsers.has(oid) ? keepText : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+          textParsers.has(oid) ? keepText : (pg.types.getTypeParser(oid, format as 'text') as unknown)) as typeof pg.types.getTypeParser,
       },
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -31,7 +31,8 @@ export const randomHex32 = (): string => randomBytes(32).toString('hex');
 /** Registry, the test solver and one app: what every order needs to exist. */
 export async function seedBasics(db: Db, registry = localnetRegistry()) {
   await syncRegistry(db, registry);
-  await syncSolvers(db, [SOLVER]);
+  const addresses = Object.fromEntries(Object.entries(SOLVER.addresses).filter(([chain]) => registry.chain(chain)));
+  await syncSolvers(db, [{ ...SOLVER, addresses }]);
   const { app, key } = await createApp(db, { name: 'test app', gasless: true });
   return { registry, app, key };
 }

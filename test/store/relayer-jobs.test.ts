@@ -42,11 +42,11 @@ describeEachStore('relayer job queue', (kind) => {
       claimJobs(store.db, { chain, worker: 'a', leaseMs: 60_000, limit: 6 }),
       claimJobs(store.db, { chain, worker: 'b', leaseMs: 60_000, limit: 6 }),
     ]);
-    const ids = [...a!, ...b!].map((j) => j.id);
+    const ids = [...a, ...b].map((j) => j.id);
     assert.equal(ids.length, 10);
     assert.equal(new Set(ids).size, 10, 'no job went to both workers');
     assert.deepEqual((await claimJobs(store.db, { chain, worker: 'c', leaseMs: 60_000, limit: 10 })).length, 0);
-    const payloads = a!.map((j) => (j.payload as { i: number }).i);
+    const payloads = a.map((j) => (j.payload as { i: number }).i);
     assert.deepEqual(payloads, [...payloads].sort((x, y) => x - y));
     await store.db.deleteFrom('relayer_jobs').execute();
   });
@@ -56,12 +56,12 @@ describeEachStore('relayer job queue', (kind) => {
     await enqueueJob(store.db, { chain, action: 'redeem', idempotencyKey: k, payload: { secret: 'x' } });
     const [job] = await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 });
     assert.equal(job?.status, 'running');
-    await markSubmitted(store.db, job!.id, { worker: 'w', txHash: '0xfeed', nonce: 7n, recheckMs: 0 });
+    await markSubmitted(store.db, job.id, { worker: 'w', txHash: '0xfeed', nonce: 7n, recheckMs: 0 });
     assert.equal((await findJob(store.db, k))?.status, 'submitted');
     const [again] = await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 });
     assert.equal(again?.txHash, '0xfeed');
     assert.equal(again?.nonce, '7');
-    await markConfirmed(store.db, job!.id, 'w');
+    await markConfirmed(store.db, job.id, 'w');
     assert.equal((await findJob(store.db, k))?.status, 'confirmed');
     assert.equal((await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 })).length, 0);
   });

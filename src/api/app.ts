@@ -1,0 +1,84 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Registry } from '../chains/registry.ts';
+import type { PriceSource } from '../pricing/price-source.ts';
+import type { Db } from '../store/database.ts';
+import { API_KEY_HEADER, API_KEY_HEADER_ALIAS, ApiKeyAuth } from './auth.ts';
+import type { ApiContext } from './context.ts';
+import { handleError, handleFrameworkError } from './errors.ts';
+import { registerMetrics } from './metrics.ts';
+import { earningsRoutes } from './routes/earnings.ts';
+import { healthRoutes } from './routes/health.ts';
+import { liquidityRoutes } from './routes/liquidity.ts';
+import { orderRoutes } from './routes/orders.ts';
+import { registryRoutes } from './routes/registry.ts';
+import { SHARED_SCHEMAS } from './schemas.ts';
+
+export interface ApiOptions {
+  db: Db;
+  registry: Registry;
+  prices: PriceSource;
+  version: string;
+  logger?: FastifyServerOptions['logger'];
+  /** How long API-key lookups are remembered. */
+  authCacheMs?: number;
+}
+
+/** Builds the HTTP API (not listening yet). */
+export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 128 * 1024,
+    return503OnClosing: true,
+    ajv: { customOptions: { strict: false, verbose: true, allErrors: false } },
+    // Errors the router raises before a route is chosen (a path parameter too long, a bad URL).
+    frameworkErrors: handleFrameworkError,
+  });
+  const auth = new ApiKeyAuth(options.db, options.authCacheMs);
+  const ctx: ApiContext = { db: options.db, registry: options.registry, prices: options.prices, auth, version: options.version };
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send({ status: 'Error', error: `no route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`, code: 'not_found' }),
+  );
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+
+  // Routes guarded by the API key say so in the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    const handlers = [route.preHandler].flat();
+    if (handlers.includes(auth.preHandler)) route.schema = { ...route.schema, security: [{ appId: [] }, { gardenAppId: [] }] };
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Hashlock API',
+        version: options.version,
+        description:
+          'Cross-chain atomic swaps settled as HTLC pairs. Responses use the envelope ' +
+          '`{"status":"Ok","result":...}` or `{"status":"Error","error":"...","code":"..."}`.',
+      },
+      components: {
+        securitySchemes: {
+          appId: { type: 'apiKey', in: 'header', name: API_KEY_HEADER },
+          gardenAppId: { type: 'apiKey', in: 'header', name: API_KEY_HEADER_ALIAS },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  registerMetrics(app);
+  healthRoutes(app, ctx);
+  registryRoutes(app, ctx);
+  orderRoutes(app, ctx);
+  liquidityRoutes(app, ctx);
+  earningsRoutes(app, ctx);
+  return app;
+}

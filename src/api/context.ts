@@ -1,0 +1,13 @@
+import type { Registry } from '../chains/registry.ts';
+import type { PriceSource } from '../pricing/price-source.ts';
+import type { Db } from '../store/database.ts';
+import type { ApiKeyAuth } from './auth.ts';
+
+/** What the routes need, built once per API instance. */
+export interface ApiContext {
+  db: Db;
+  registry: Registry;
+  prices: PriceSource;
+  auth: ApiKeyAuth;
+  version: string;
+}

@@ -1,0 +1,41 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { toUsd } from '../../pricing/amounts.ts';
+import { listEarnings } from '../../store/affiliates.ts';
+import type { ApiContext } from '../context.ts';
+import { errorResponses, Ok } from '../schemas.ts';
+
+export function earningsRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { db, registry, prices, auth } = ctx;
+
+  app.get(
+    '/v2/apps/earnings',
+    {
+      preHandler: auth.preHandler,
+      schema: {
+        summary: "Affiliate earnings of the calling app's orders",
+        description:
+          'One entry per affiliate and fee asset. Fees accrue when an order completes. The claim_* fields ' +
+          'appear while an unclaimed amount exists and a claim contract is deployed on that chain.',
+        tags: ['affiliates'],
+        response: { 200: Ok(Type.Array(Type.Ref('EarningsEntry'))), ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      const rows = await listEarnings(db, request.app!.id);
+      const result = rows.map((row) => {
+        const asset = registry.asset(row.asset);
+        const decimals = asset?.decimals ?? 0;
+        const price = asset ? (prices.usdPrice(asset.priceId) ?? 0) : 0;
+        return {
+          total_earnings: row.totalEarned.toString(),
+          total_earnings_usd: toUsd(row.totalEarned, decimals, price),
+          affiliate: row.affiliate,
+          asset: row.asset,
+          token_address: asset?.token.address ?? '',
+        };
+      });
+      return { status: 'Ok', result };
+    },
+  );
+}

@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { toDisplay, toUsd } from '../../pricing/amounts.ts';
+import { listLiquidity } from '../../store/solvers.ts';
+import type { ApiContext } from '../context.ts';
+import { errorResponses, Ok } from '../schemas.ts';
+
+export function liquidityRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { db, registry, prices, auth } = ctx;
+
+  app.get(
+    '/v2/liquidity',
+    {
+      preHandler: auth.preHandler,
+      schema: {
+        summary: 'Available liquidity per solver',
+        description:
+          '`balance` is the solver balance last read on chain; `virtual_balance` is that balance minus the ' +
+          'destination amounts of open orders the solver has not funded yet: what new orders can use.',
+        tags: ['liquidity'],
+        response: { 200: Ok(Type.Array(Type.Ref('Liquidity'))), ...errorResponses(401) },
+      },
+    },
+    async () => {
+      const rows = await listLiquidity(db, Math.floor(Date.now() / 1000));
+      const bySolver = new Map<string, Array<Record<string, string>>>();
+      for (const row of rows) {
+        const asset = registry.asset(row.asset);
+        if (!asset) continue;
+        const available = row.balance > row.committed ? row.balance - row.committed : 0n;
+        const entries = bySolver.get(row.solverId) ?? [];
+        entries.push({
+          asset: row.asset,
+          address: row.address,
+          balance: row.balance.toString(),
+          virtual_balance: available.toString(),
+          readable_balance: toDisplay(row.balance, asset.decimals),
+          fiat_value: toUsd(row.balance, asset.decimals, prices.usdPrice(asset.priceId) ?? 0),
+        });
+        bySolver.set(row.solverId, entries);
+      }
+      return {
+        status: 'Ok',
+        result: [...bySolver].map(([solver_id, liquidity]) => ({ solver_id, liquidity })),
+      };
+    },
+  );
+}

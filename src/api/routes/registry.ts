@@ -1,0 +1,101 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ApiVersion, Asset, Chain } from '../../chains/registry.ts';
+import type { PriceSource } from '../../pricing/price-source.ts';
+import type { ApiContext } from '../context.ts';
+import { errorResponses, Ok } from '../schemas.ts';
+
+/** The `asset` query parameter filters by asset id; its allowed values are the ones the version lists. */
+const assetFilter = (ids: string[], version: ApiVersion) =>
+  Type.Object(
+    {
+      asset: Type.Optional(
+        Type.String({ enum: ids, description: `Only this asset (one of the ${version} asset ids)` }),
+      ),
+    },
+    { additionalProperties: false },
+  );
+
+function assetView(asset: Asset, prices: PriceSource) {
+  return {
+    id: asset.id,
+    name: asset.name,
+    chain: asset.chain.id,
+    icon: asset.icon,
+    htlc: asset.htlc,
+    token: asset.token,
+    decimals: asset.decimals,
+    min_amount: asset.minAmount.toString(),
+    max_amount: asset.maxAmount.toString(),
+    price: prices.usdPrice(asset.priceId) ?? 0,
+  };
+}
+
+function chainView(chain: Chain, assets: Asset[], prices: PriceSource) {
+  return {
+    chain: chain.key,
+    name: chain.name,
+    id: chain.id,
+    native_asset_id: chain.nativeAssetId,
+    icon: chain.icon,
+    explorer_url: chain.explorerUrl,
+    confirmation_target: chain.confirmationTarget,
+    source_timelock: String(chain.sourceTimelock),
+    destination_timelock: String(chain.destinationTimelock),
+    supported_htlc_schemas: chain.htlcSchemas,
+    supported_token_schemas: chain.tokenSchemas,
+    is_active: chain.isActive,
+    assets: assets.map((a) => ({ ...assetView(a, prices), is_active: a.isActive })),
+  };
+}
+
+export function registryRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { registry, prices, auth } = ctx;
+  const v3Ids = registry.assetIdsListedIn('v3');
+  const v2Ids = registry.assetIdsListedIn('v2');
+
+  app.get<{ Querystring: { asset?: string } }>(
+    '/v3/chains',
+    {
+      preHandler: auth.preHandler,
+      schema: {
+        summary: 'List supported chains and their assets',
+        description: 'Chains with the assets v3 lists, active or not. With `asset`, only that asset and its chain.',
+        tags: ['chains'],
+        querystring: assetFilter(v3Ids, 'v3'),
+        response: { 200: Ok(Type.Array(Type.Ref('Chain'))), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const wanted = request.query.asset;
+      const result = registry.chains
+        .map((chain) => {
+          const assets = chain.assets.filter((a) => a.listedIn.has('v3') && (wanted === undefined || a.id === wanted));
+          return assets.length > 0 ? chainView(chain, assets, prices) : undefined;
+        })
+        .filter((c) => c !== undefined);
+      return { status: 'Ok', result };
+    },
+  );
+
+  app.get<{ Querystring: { asset?: string } }>(
+    '/v2/assets',
+    {
+      preHandler: auth.preHandler,
+      schema: {
+        summary: 'List supported assets',
+        description: 'The active assets v2 lists. With `asset`, only that asset (none when it is inactive).',
+        tags: ['chains'],
+        querystring: assetFilter(v2Ids, 'v2'),
+        response: { 200: Ok(Type.Array(Type.Ref('AssetV2'))), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const wanted = request.query.asset;
+      const result = registry.assets
+        .filter((a) => a.listedIn.has('v2') && a.isActive && (wanted === undefined || a.id === wanted))
+        .map((a) => assetView(a, prices));
+      return { status: 'Ok', result };
+    },
+  );
+}

@@ -1,0 +1,240 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** Schemas of the HTTP API, as interface-spec.md shapes it; they drive validation, serialization and /docs. */
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const BaseUnits = (description: string) => Type.String({ pattern: '^[0-9]+$', description });
+
+export const Ok = <T extends TSchema>(result: T) =>
+  Type.Object({ status: Type.Literal('Ok'), result }, { description: 'Success envelope' });
+
+export const ErrorEnvelope = Type.Object(
+  {
+    status: Type.Literal('Error'),
+    error: Type.String({ description: 'What went wrong, naming the field at fault' }),
+    code: Type.String({ description: 'Stable error code: invalid_request, unauthorized, forbidden, not_found, conflict, rate_limited, unavailable, internal' }),
+  },
+  { $id: 'ErrorEnvelope', description: 'Failure envelope' },
+);
+
+export const QuoteError = Type.Object({ error: Type.String() }, { $id: 'QuoteError', description: 'Failure of the quote read' });
+
+export const HexId = Type.String({
+  pattern: '^[0-9a-fA-F]{64}$',
+  errorMessage: 'must be 64 hexadecimal characters',
+  description: '32 bytes as 64 hex characters, no 0x',
+});
+
+export const AmountView = Type.Object(
+  {
+    asset: Type.String({ description: 'Asset identifier <chain>:<symbol>' }),
+    amount: BaseUnits('Smallest units'),
+    display: Type.String({ description: 'Amount with the asset decimals' }),
+    value: Type.String({ description: 'USD value' }),
+  },
+  { $id: 'AmountView' },
+);
+
+const HtlcRef = Type.Object({ address: Type.String(), schema: Type.String() });
+
+const assetFields = {
+  id: Type.String({ description: 'Asset identifier <chain>:<symbol>' }),
+  name: Type.String(),
+  chain: Type.String({ description: 'Chain id <family>:<number>' }),
+  icon: Type.String(),
+  htlc: HtlcRef,
+  token: HtlcRef,
+  decimals: Type.Integer(),
+  min_amount: BaseUnits('Smallest swap amount, in base units'),
+  max_amount: BaseUnits('Largest swap amount, in base units'),
+  price: Type.Number({ description: 'USD price of one whole unit (0 when unknown)' }),
+};
+
+export const AssetV2 = Type.Object(assetFields, { $id: 'AssetV2' });
+export const AssetV3 = Type.Object({ ...assetFields, is_active: Type.Boolean() }, { $id: 'AssetV3' });
+
+export const Chain = Type.Object(
+  {
+    chain: Type.String({ description: 'Chain key, e.g. arbitrum' }),
+    name: Type.String(),
+    id: Type.String({ description: '<family>:<chain number>' }),
+    native_asset_id: Type.String(),
+    icon: Type.String(),
+    explorer_url: Type.String(),
+    confirmation_target: Type.Integer(),
+    source_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
+    destination_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
+    supported_htlc_schemas: Type.Array(Type.String()),
+    supported_token_schemas: Type.Array(Type.String()),
+    is_active: Type.Boolean(),
+    assets: Type.Array(Type.Ref('AssetV3')),
+  },
+  { $id: 'Chain' },
+);
+
+export const Swap = Type.Object(
+  {
+    created_at: Type.String({ description: 'RFC 3339 UTC with microseconds' }),
+    swap_id: Type.String(),
+    chain: Type.String(),
+    asset: Type.String(),
+    initiator: Type.String(),
+    redeemer: Type.String(),
+    delegate: Type.String(),
+    timelock: Type.Integer({ description: 'Relative, in the chain units' }),
+    filled_amount: BaseUnits('Amount locked on chain so far'),
+    asset_price: Type.Number(),
+    amount: BaseUnits('Swap amount'),
+    secret_hash: Type.String(),
+    secret: Type.String({ description: 'Empty until revealed on chain' }),
+    instant_refund_tx: Type.String(),
+    initiate_tx_hash: Type.String(),
+    redeem_tx_hash: Type.String(),
+    refund_tx_hash: Type.String(),
+    initiate_block_number: Type.String(),
+    redeem_block_number: Type.String(),
+    refund_block_number: Type.String(),
+    required_confirmations: Type.Integer(),
+    current_confirmations: Type.Integer(),
+    initiate_timestamp: Nullable(Type.String()),
+    redeem_timestamp: Nullable(Type.String()),
+    refund_timestamp: Nullable(Type.String()),
+  },
+  { $id: 'Swap' },
+);
+
+export const AffiliateFee = Type.Object(
+  {
+    address: Type.String(),
+    asset: Type.String({ description: 'Asset the fee is paid in' }),
+    fee: Type.Integer({ description: 'Bips of the source amount' }),
+  },
+  { $id: 'AffiliateFee' },
+);
+
+export const Order = Type.Object(
+  {
+    order_id: Type.String(),
+    created_at: Type.String({ description: 'RFC 3339 UTC with microseconds' }),
+    source_swap: Type.Ref('Swap'),
+    destination_swap: Type.Ref('Swap'),
+    nonce: Type.String(),
+    deadline: Type.Integer({ description: 'Unix seconds: the latest moment the source may be initiated' }),
+    affiliate_fees: Type.Array(Type.Ref('AffiliateFee')),
+    integrator: Type.String(),
+    version: Type.String(),
+    solver_id: Type.String(),
+    slippage: Type.Integer({ description: 'Bips' }),
+  },
+  { $id: 'Order' },
+);
+
+export const TxRequest = Type.Object(
+  {
+    to: Type.String(),
+    value: Type.String({ description: 'Hex quantity' }),
+    data: Type.String({ description: 'Hex calldata' }),
+    gas_limit: Type.String({ description: 'Hex quantity' }),
+    chain_id: Type.Integer(),
+  },
+  { $id: 'TxRequest' },
+);
+
+export const Initiate = Type.Union(
+  [
+    Type.Object({
+      type: Type.Literal('evm'),
+      chain_id: Type.Integer(),
+      approval_transaction: Nullable(Type.Ref('TxRequest')),
+      initiate_transaction: Type.Ref('TxRequest'),
+      core_to_evm_transfer: Nullable(Type.Ref('TxRequest')),
+    }),
+    Type.Object({
+      type: Type.Literal('bitcoin'),
+      to: Type.String({ description: 'The taproot HTLC address to fund' }),
+      amount: BaseUnits('Exact amount to send'),
+    }),
+    Type.Null(),
+  ],
+  { $id: 'Initiate' },
+);
+
+export const Quote = Type.Object(
+  {
+    id: Type.String({ description: 'The order id' }),
+    solver_id: Type.String(),
+    secret_hash: Type.String(),
+    source_swap_id: Type.String(),
+    destination_swap_id: Type.String(),
+    source: Type.Ref('AmountView'),
+    destination: Type.Ref('AmountView'),
+    fee: Type.Integer({ description: 'Bips' }),
+    fixed_fee: Type.String(),
+    slippage: Type.Integer({ description: 'Bips' }),
+    estimated_time: Type.Integer({ description: 'Seconds' }),
+    deadline: Type.Integer({ description: 'Unix seconds' }),
+    initiate: Type.Ref('Initiate'),
+    status: Type.Union(['open', 'accepted', 'fulfilled', 'expired', 'refunded'].map((s) => Type.Literal(s))),
+  },
+  { $id: 'Quote' },
+);
+
+export const LiquidityEntry = Type.Object(
+  {
+    asset: Type.String(),
+    address: Type.String({ description: 'The solver address on the asset chain' }),
+    balance: BaseUnits('On-chain balance'),
+    virtual_balance: BaseUnits('Balance minus what open orders have committed: what new orders can use'),
+    readable_balance: Type.String(),
+    fiat_value: Type.String({ description: 'USD value of the balance' }),
+  },
+  { $id: 'LiquidityEntry' },
+);
+
+export const Liquidity = Type.Object(
+  { solver_id: Type.String(), liquidity: Type.Array(Type.Ref('LiquidityEntry')) },
+  { $id: 'Liquidity' },
+);
+
+export const EarningsEntry = Type.Object(
+  {
+    total_earnings: BaseUnits('All fees earned, in base units of the asset'),
+    total_earnings_usd: Type.String(),
+    affiliate: Type.String(),
+    asset: Type.String(),
+    token_address: Type.String(),
+    claim_amount: Type.Optional(BaseUnits('Earned and not yet claimed')),
+    claim_amount_usd: Type.Optional(Type.String()),
+    claim_signature: Type.Optional(Type.String()),
+    claim_contract: Type.Optional(Type.String()),
+  },
+  { $id: 'EarningsEntry' },
+);
+
+export const Health = Type.Object(
+  { status: Type.String(), result: Type.Object({ database: Type.String(), version: Type.String() }) },
+  { $id: 'Health' },
+);
+
+/** Shared schemas registered once with Fastify (referenced by $ref). */
+export const SHARED_SCHEMAS = [
+  ErrorEnvelope,
+  QuoteError,
+  AmountView,
+  AssetV2,
+  AssetV3,
+  Chain,
+  Swap,
+  AffiliateFee,
+  Order,
+  TxRequest,
+  Initiate,
+  Quote,
+  LiquidityEntry,
+  Liquidity,
+  EarningsEntry,
+  Health,
+];
+
+export const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(codes.map((c) => [c, Type.Ref('ErrorEnvelope')]));

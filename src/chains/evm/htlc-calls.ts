@@ -1,0 +1,62 @@
+import { encodeFunctionData, erc20Abi, numberToHex, type Address, type Hex } from 'viem';
+
+/** The HTLC's self-broadcast initiate; selector 0x97ffc7ae, as Garden's deployed contracts. */
+export const htlcInitiateAbi = [
+  {
+    type: 'function',
+    name: 'initiate',
+    stateMutability: 'payable',
+    inputs: [
+      { name: 'redeemer', type: 'address' },
+      { name: 'timelock', type: 'uint256' },
+      { name: 'amount', type: 'uint256' },
+      { name: 'secretHash', type: 'bytes32' },
+    ],
+    outputs: [],
+  },
+] as const;
+
+/** An EVM transaction for the client to send, in the API's TxRequest shape. */
+export interface TxRequest {
+  to: string;
+  value: string;
+  data: string;
+  gas_limit: string;
+  chain_id: number;
+}
+
+const INITIATE_GAS = 200_000n;
+const APPROVE_GAS = 100_000n;
+
+export function initiateTransaction(input: {
+  chainId: number;
+  htlc: Address;
+  native: boolean;
+  redeemer: Address;
+  timelock: bigint;
+  amount: bigint;
+  secretHash: Hex;
+}): TxRequest {
+  return {
+    to: input.htlc,
+    value: numberToHex(input.native ? input.amount : 0n),
+    data: encodeFunctionData({
+      abi: htlcInitiateAbi,
+      functionName: 'initiate',
+      args: [input.redeemer, input.timelock, input.amount, input.secretHash],
+    }),
+    gas_limit: numberToHex(INITIATE_GAS),
+    chain_id: input.chainId,
+  };
+}
+
+/** ERC-20 approve of exactly the swap amount to the HTLC. */
+export function approvalTransaction(input: { chainId: number; token: Address; htlc: Address; amount: bigint }): TxRequest {
+  return {
+    to: input.token,
+    value: '0x0',
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [input.htlc, input.amount] }),
+    gas_limit: numberToHex(APPROVE_GAS),
+    chain_id: input.chainId,
+  };
+}

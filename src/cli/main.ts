@@ -1,0 +1,95 @@
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { ConfigError } from '../config/schema-check.ts';
+import { DEV_CONFIG_PATH, loadServiceConfig, type ServiceConfig } from '../config/service-config.ts';
+import { describeDev, startDev } from '../devnet/dev.ts';
+import { startService } from '../service.ts';
+import { createApp } from '../store/apps.ts';
+import { migrate, openStore } from '../store/database.ts';
+import { VERSION } from '../version.ts';
+
+const program = new Command('hashlock').description('Hashlock cross-chain atomic swap service').version(VERSION);
+
+const configOf = (file: string | undefined): ServiceConfig => loadServiceConfig(file ? resolve(file) : DEV_CONFIG_PATH);
+
+/** Stops `stop` on Ctrl-C or SIGTERM, once. */
+function stopOnSignal(stop: () => Promise<void>): void {
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`\n${signal}: stopping`);
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+program
+  .command('dev')
+  .description('run the service locally on the embedded database (what npm start runs)')
+  .option('-c, --config <file>', 'service config file', undefined)
+  .action(async (opts: { config?: string }) => {
+    const config = configOf(opts.config);
+    const { service, apiUrl, appKey } = await startDev(config);
+    console.log(describeDev(config, apiUrl, appKey));
+    stopOnSignal(service.stop);
+  });
+
+program
+  .command('serve')
+  .description('run the service with a config file (real chains, PostgreSQL via DATABASE_URL)')
+  .requiredOption('-c, --config <file>', 'service config file')
+  .action(async (opts: { config: string }) => {
+    const service = await startService(configOf(opts.config));
+    console.log(`Hashlock API listening on ${service.url}`);
+    stopOnSignal(service.stop);
+  });
+
+const apps = program.command('apps').description('manage the apps (API keys) of integrators');
+
+const slippage = (value: string): number => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 10_000) throw new InvalidArgumentError('a whole number of bips, 0 to 10000');
+  return n;
+};
+
+apps
+  .command('create')
+  .description('create an app and print its API key (shown only this once)')
+  .requiredOption('--name <name>', 'integrator name')
+  .option('--gasless', 'allow gasless (relayed) actions', false)
+  .option('--slippage <bips>', 'default slippage in bips', slippage, 0)
+  .option('-c, --config <file>', 'service config file (for the database location)')
+  .action(async (opts: { name: string; gasless: boolean; slippage: number; config?: string }) => {
+    const config = configOf(opts.config);
+    const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    try {
+      await migrate(store.db);
+      const { app, key } = await createApp(store.db, {
+        name: opts.name,
+        gasless: opts.gasless,
+        defaultSlippage: opts.slippage,
+      });
+      console.log(`created app ${app.id} "${app.name}"${app.gasless ? ' (gasless)' : ''}`);
+      console.log(`API key (shown once; send it as the service-app-id header):\n${key}`);
+    } finally {
+      await store.close();
+    }
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(`configuration error: ${err.message}`);
+    process.exit(2);
+  }
+  throw err;
+}

@@ -1,0 +1,18 @@
+/** Where USD prices come from. Lookups are synchronous: a feed refreshes its prices in the background. */
+export interface PriceSource {
+  /** USD price of one whole unit of the asset with this price id, or undefined when unknown. */
+  usdPrice(priceId: string): number | undefined;
+}
+
+/** Fixed prices from the config file: the offline default. */
+export class StaticPriceSource implements PriceSource {
+  private readonly prices: ReadonlyMap<string, number>;
+
+  constructor(prices: Record<string, number>) {
+    this.prices = new Map(Object.entries(prices));
+  }
+
+  usdPrice(priceId: string): number | undefined {
+    return this.prices.get(priceId);
+  }
+}

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { insertOrder } from '../../src/store/orders.ts';
+import { openTestApi, type TestApi } from '../helpers/api.ts';
+import { randomHex32, sampleOrder } from '../helpers/fixtures.ts';
+import { describeEachStore } from '../helpers/stores.ts';
+
+interface Case {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  /** `key` sends the test app's key in service-app-id. */
+  auth?: boolean;
+  status: number;
+  /** The error message must match this. */
+  error: RegExp;
+  /** The quote read answers `{error}` without the envelope. */
+  bare?: boolean;
+}
+
+const AUTHED = ['/v3/chains', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', `/v2/orders/${'a'.repeat(64)}`];
+const UNKNOWN_KEY = 'f'.repeat(64);
+
+const cases: Case[] = [
+  ...AUTHED.flatMap((url): Case[] => [
+    { name: `${url} without a key`, url, status: 401, error: /missing API key.*service-app-id/ },
+    { name: `${url} with an unknown key`, url, headers: { 'service-app-id': UNKNOWN_KEY }, status: 401, error: /unknown API key/ },
+    { name: `${url} with an unknown key in garden-app-id`, url, headers: { 'garden-app-id': UNKNOWN_KEY }, status: 401, error: /unknown API key/ },
+    { name: `${url} with a malformed key`, url, headers: { 'service-app-id': 'not-a-key' }, status: 401, error: /unknown API key/ },
+    { name: `${url} with an empty key`, url, headers: { 'service-app-id': '' }, status: 401, error: /missing API key/ },
+  ]),
+  { name: 'chains filtered by an unknown asset', url: '/v3/chains?asset=ethereum:doge', auth: true, status: 400, error: /invalid query parameter 'asset': must be one of: .*ethereum_localnet:wbtc/ },
+  { name: 'chains filtered by an empty asset', url: '/v3/chains?asset=', auth: true, status: 400, error: /'asset': must be one of/ },
+  { name: 'chains filtered by a chain key', url: '/v3/chains?asset=ethereum_localnet', auth: true, status: 400, error: /'asset': must be one of/ },
+  { name: 'chains filtered by two assets', url: '/v3/chains?asset=ethereum_localnet:wbtc&asset=ethereum_localnet:usdc', auth: true, status: 400, error: /'asset'/ },
+  { name: 'assets filtered by an unknown asset', url: '/v2/assets?asset=bitcoin:btc', auth: true, status: 400, error: /invalid query parameter 'asset': must be one of: .*litecoin_localnet:ltc/ },
+  { name: 'assets filtered by upper case', url: '/v2/assets?asset=ETHEREUM_LOCALNET:WBTC', auth: true, status: 400, error: /'asset': must be one of/ },
+  { name: 'order with a short id', url: '/v2/orders/abc', auth: true, status: 400, error: /invalid path parameter 'order': must be 64 hexadecimal characters/ },
+  { name: 'order with a non-hex id', url: `/v2/orders/${'g'.repeat(64)}`, auth: true, status: 400, error: /'order': must be 64 hexadecimal/ },
+  { name: 'order with a 0x id', url: `/v2/orders/0x${'a'.repeat(64)}`, auth: true, status: 400, error: /'order': must be 64 hexadecimal/ },
+  { name: 'order with a very long id', url: `/v2/orders/${'a'.repeat(5000)}`, auth: true, status: 400, error: /invalid request path/ },
+  { name: 'order with an encoded NUL', url: '/v2/orders/%00', auth: true, status: 400, error: /'order'/ },
+  { name: 'order with unicode', url: '/v2/orders/%E2%9C%93', auth: true, status: 400, error: /'order'/ },
+  { name: 'unknown order', url: `/v2/orders/${'b'.repeat(64)}`, auth: true, status: 404, error: /order b{64} not found/ },
+  { name: 'quote with a short id', url: '/v3/quote/xyz', status: 400, error: /invalid path parameter 'id': must be 64 hexadecimal/, bare: true },
+  { name: 'quote with a very long id', url: `/v3/quote/${'1'.repeat(3000)}`, status: 400, error: /invalid request path/, bare: true },
+  { name: 'unknown quote', url: `/v3/quote/${'c'.repeat(64)}`, status: 404, error: /quote c{64} not found/, bare: true },
+  { name: 'unknown quote, with a key', url: `/v3/quote/${'c'.repeat(64)}`, auth: true, status: 404, error: /not found/, bare: true },
+  { name: 'unknown route', url: '/v2/nothing', auth: true, status: 404, error: /no route GET \/v2\/nothing/ },
+  { name: 'unknown version', url: '/v9/chains', auth: true, status: 404, error: /no route/ },
+  { name: 'wrong method on chains', url: '/v3/chains', method: 'DELETE', auth: true, status: 404, error: /no route DELETE/ },
+];
+
+describeEachStore('bad requests to every endpoint', (kind) => {
+  let t: TestApi;
+  before(async () => {
+    t = await openTestApi(kind);
+    await insertOrder(t.store.db, sampleOrder(t.appId));
+  });
+  after(() => t.close());
+
+  for (const c of cases) {
+    test(`${c.name} -> ${c.status}`, async () => {
+      const orders = await t.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+      const res = await t.api.inject({
+        method: c.method ?? 'GET',
+        url: c.url,
+        headers: { ...(c.auth ? { 'service-app-id': t.key } : {}), ...c.headers },
+      });
+      assert.equal(res.statusCode, c.status, res.body.slice(0, 300));
+      assert.match(res.headers['content-type'] as string, /^application\/json/);
+      const body = res.json<Record<string, unknown>>();
+      if (c.bare) {
+        assert.deepEqual(Object.keys(body), ['error']);
+      } else {
+        assert.equal(body.status, 'Error');
+        assert.equal(typeof body.code, 'string');
+      }
+      assert.match(String(body.error), c.error);
+      const after = await t.store.db.selectFrom('orders').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+      assert.equal(after.n, orders.n, 'no order was written or removed');
+    });
+  }
+
+  test('the same reads succeed with valid input, through either header', async () => {
+    for (const header of ['service-app-id', 'garden-app-id']) {
+      for (const url of ['/v3/chains', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', '/v3/chains?asset=ethereum_localnet:wbtc']) {
+        const res = await t.api.inject({ url, headers: { [header]: t.key } });
+        assert.equal(res.statusCode, 200, `${header} ${url}: ${res.body}`);
+        assert.equal(res.json<{ status: string }>().status, 'Ok');
+      }
+    }
+  });
+
+  test('random garbage paths and queries never produce a 5xx', async () => {
+    const junk = ['%', '%ff', '..', '../../etc/passwd', ' ', '\u0000'.repeat(3), 'a'.repeat(100), randomHex32().toUpperCase()];
+    for (const j of junk) {
+      for (const base of ['/v2/orders/', '/v3/quote/', '/v3/chains?asset=', '/v2/assets?asset=']) {
+        const res = await t.api.inject({ url: base + encodeURIComponent(j), headers: { 'service-app-id': t.key } });
+        assert.ok(res.statusCode < 500, `${base}${j}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+      }
+    }
+  });
+});

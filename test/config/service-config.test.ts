@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { loadRegistry } from '../../src/chains/registry.ts';
+import { ConfigError } from '../../src/config/schema-check.ts';
+import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-config.ts';
+import { checkSolvers } from '../../src/solver/solver-config.ts';
+import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
+
+function writeConfig(content: unknown): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'hashlock-config-')), 'hashlock.json');
+  writeFileSync(path, JSON.stringify(content));
+  return path;
+}
+
+test('the dev config loads with defaults and the environment overrides it', () => {
+  const defaults = loadServiceConfig(DEV_CONFIG_PATH, {});
+  assert.equal(defaults.port, 4426);
+  assert.equal(defaults.registryPath, LOCALNET_REGISTRY_PATH);
+  assert.equal(defaults.databaseUrl, undefined);
+  assert.equal(defaults.dataDir, resolve('.data'));
+  const env = loadServiceConfig(DEV_CONFIG_PATH, {
+    PORT: '5000',
+    HASHLOCK_DATA_DIR: '/tmp/x',
+    DATABASE_URL: 'postgres://u@h/db',
+    LOG_LEVEL: 'warn',
+  });
+  assert.deepEqual([env.port, env.dataDir, env.databaseUrl, env.logLevel], [5000, '/tmp/x', 'postgres://u@h/db', 'warn']);
+});
+
+const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
+  ['a string port', { port: '80' }, {}, /hashlock\.json: port: must be integer/],
+  ['a port out of range', { port: 70000 }, {}, /port: must be <= 65535/],
+  ['a non-numeric PORT', {}, { PORT: 'eighty' }, /PORT: eighty is not a TCP port number/],
+  ['an unknown field', { prot: 1 }, {}, /prot: is not a known field/],
+  ['a bad database URL', { database_url: 'mysql://x' }, {}, /database_url: must match pattern/],
+  ['a negative price', { prices: { bitcoin: -1 } }, {}, /prices\.bitcoin: must be >= 0/],
+  ['a solver without name', { solvers: [{ id: 's', addresses: {} }] }, {}, /solvers\[0\]\.name: is required/],
+  ['a bad log level', { log_level: 'loud' }, {}, /log_level: must be/],
+];
+
+for (const [name, content, env, message] of bad) {
+  test(`a service config with ${name} is refused naming the field`, () => {
+    assert.throws(() => loadServiceConfig(writeConfig(content), env), (err: unknown) => err instanceof ConfigError && message.test(err.message));
+  });
+}
+
+test('solver addresses must name registry chains and be valid on EVM chains', () => {
+  const registry = loadRegistry(LOCALNET_REGISTRY_PATH);
+  const solver = { id: 's1', name: 'one', addresses: { ethereum_localnet: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' } };
+  checkSolvers([solver], registry, 'config');
+  assert.throws(() => checkSolvers([{ ...solver, addresses: { solana: 'x' } }], registry, 'config'), /config: solvers\[0\]\.addresses\.solana: no chain solana in the registry/);
+  assert.throws(() => checkSolvers([{ ...solver, addresses: { ethereum_localnet: '0x1234' } }], registry, 'config'), /solvers\[0\]\.addresses\.ethereum_localnet: 0x1234 is not a valid EVM address/);
+  assert.throws(() => checkSolvers([solver, solver], registry, 'config'), /solvers\[1\]\.id: duplicate solver id s1/);
+});

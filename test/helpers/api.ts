@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApi } from '../../src/api/app.ts';
+import { loadRegistry } from '../../src/chains/registry.ts';
+import { StaticPriceSource } from '../../src/pricing/price-source.ts';
+import type { Store, StoreKind } from '../../src/store/database.ts';
+import { LOCALNET_REGISTRY_PATH, seedBasics } from './fixtures.ts';
+import { openTestStore } from './stores.ts';
+
+export const TEST_PRICES = { bitcoin: 95000, 'usd-coin': 1, ethereum: 3200, litecoin: 90 };
+
+export interface TestApi {
+  api: FastifyInstance;
+  store: Store;
+  key: string;
+  appId: string;
+  close(): Promise<void>;
+}
+
+/** A fresh store seeded with the registry, the test solver and one app, and an API over it. */
+export async function openTestApi(kind: StoreKind, registryPath = LOCALNET_REGISTRY_PATH): Promise<TestApi> {
+  const store = await openTestStore(kind);
+  const registry = loadRegistry(registryPath);
+  const { app, key } = await seedBasics(store.db, registry);
+  const api = await buildApi({ db: store.db, registry, prices: new StaticPriceSource(TEST_PRICES), version: 'test' });
+  await api.ready();
+  return {
+    api,
+    store,
+    key,
+    appId: app.id,
+    close: async () => {
+      await api.close();
+      await store.close();
+    },
+  };
+}
