@@ -27,11 +27,12 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     await syncRegistry(store.db, registry);
     await syncSolvers(store.db, config.solvers);
     const api = await buildApi({
-      db: store.db,
+      store,
       registry,
       prices: new StaticPriceSource(config.prices),
       version: VERSION,
       logger: { level: config.logLevel },
+      orderCacheMs: config.orderCacheMs,
     });
     const address = await api.listen({ port: config.port, host: config.host });
     return {

@@ -2,8 +2,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Registry } from '../chains/registry.ts';
+import { OrderCache } from '../orders/order-cache.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
-import type { Db } from '../store/database.ts';
+import type { Store } from '../store/database.ts';
 import { API_KEY_HEADER, API_KEY_HEADER_ALIAS, ApiKeyAuth } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import { handleError, handleFrameworkError } from './errors.ts';
@@ -16,13 +17,15 @@ import { registryRoutes } from './routes/registry.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 
 export interface ApiOptions {
-  db: Db;
+  store: Store;
   registry: Registry;
   prices: PriceSource;
   version: string;
   logger?: FastifyServerOptions['logger'];
   /** How long API-key lookups are remembered. */
   authCacheMs?: number;
+  /** Safety bound on how long an order may stay in the read cache (0: no cache). */
+  orderCacheMs?: number;
 }
 
 /** Builds the HTTP API (not listening yet). */
@@ -36,9 +39,23 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     // Errors the router raises before a route is chosen (a path parameter too long, a bad URL).
     frameworkErrors: handleFrameworkError,
   });
-  const auth = new ApiKeyAuth(options.db, options.authCacheMs);
-  const ctx: ApiContext = { db: options.db, registry: options.registry, prices: options.prices, auth, version: options.version };
+  const db = options.store.db;
+  const auth = new ApiKeyAuth(db, options.authCacheMs);
+  const orders = new OrderCache(db, options.orderCacheMs ?? 0);
+  const stopOrderCache = await orders.start(options.store);
+  app.addHook('onClose', stopOrderCache);
+  const ctx: ApiContext = {
+    db,
+    registry: options.registry,
+    prices: options.prices,
+    auth,
+    orders,
+    version: options.version,
+  };
 
+  // Plain JSON.stringify: the views already have the exact shape, and it beats the schema
+  // serializer on these $ref-heavy responses. The schemas still validate input and document output.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
     reply

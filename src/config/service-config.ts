@@ -35,7 +35,7 @@ export const ServiceConfigSchema = Type.Object(
     ),
     solvers: Type.Optional(Type.Array(SolverSchema)),
     order_cache_ms: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 60000, description: 'how long an order read may be served from memory' }),
+      Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'safety bound on how long an order stays in the read cache (changes invalidate it at once); 0 turns the cache off' }),
     ),
   },
   { additionalProperties: false },
@@ -84,7 +84,7 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     logLevel: env.LOG_LEVEL || file.log_level || 'info',
     prices: file.prices ?? {},
     solvers: file.solvers ?? [],
-    orderCacheMs: file.order_cache_ms ?? 1000,
+    orderCacheMs: file.order_cache_ms ?? 60_000,
   };
 }
 

@@ -10,9 +10,17 @@ import type { Database } from './schema.ts';
 export type Db = Kysely<Database>;
 export type StoreKind = 'pglite' | 'postgres';
 
+/** What a LISTEN subscriber hears: messages, and whether it is connected (it may miss messages when not). */
+export interface ListenHandlers {
+  message(payload: string): void;
+  connected(isConnected: boolean): void;
+}
+
 export interface Store {
   db: Db;
   kind: StoreKind;
+  /** Subscribes to a notification channel; returns the unsubscribe function. */
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -55,7 +63,13 @@ export async function openStore(options: OpenOptions): Promise<Store> {
       },
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    const url = options.databaseUrl;
+    return {
+      db,
+      kind: 'postgres',
+      listen: (channel, handlers) => listenPostgres(url, channel, handlers),
+      close: () => db.destroy(),
+    };
   }
   const dataDir = options.dataDir ?? 'memory://';
   let location = dataDir;
@@ -68,7 +82,68 @@ export async function openStore(options: OpenOptions): Promise<Store> {
   });
   await pglite.exec("set time zone 'UTC'");
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  return {
+    db,
+    kind: 'pglite',
+    listen: async (channel, handlers) => {
+      const unsubscribe = await pglite.listen(checkChannel(channel), (payload) => handlers.message(payload));
+      handlers.connected(true);
+      return async () => {
+        handlers.connected(false);
+        if (!pglite.closed) await unsubscribe();
+      };
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function checkChannel(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+  return channel;
+}
+
+/**
+ * LISTEN on a dedicated connection, reconnecting with backoff when it drops (the handlers hear
+ * `connected(false)` meanwhile). Resolves after the first attempt, connected or not.
+ */
+async function listenPostgres(url: string, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+  checkChannel(channel);
+  let closed = false;
+  let client: pg.Client | undefined;
+  let retryMs = 250;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('error', () => undefined); // 'end' follows and handles it
+    try {
+      await c.connect();
+      c.on('notification', (n) => {
+        if (n.channel === channel && n.payload) handlers.message(n.payload);
+      });
+      c.once('end', () => {
+        client = undefined;
+        handlers.connected(false);
+        if (!closed) timer = setTimeout(() => void connect(), retryMs);
+      });
+      await c.query(`listen ${channel}`);
+      if (closed) return void (await c.end());
+      client = c;
+      retryMs = 250;
+      handlers.connected(true);
+    } catch {
+      handlers.connected(false);
+      await c.end().catch(() => undefined);
+      retryMs = Math.min(retryMs * 2, 10_000);
+      if (!closed) timer = setTimeout(() => void connect(), retryMs);
+    }
+  };
+  await connect();
+  return async () => {
+    closed = true;
+    clearTimeout(timer);
+    handlers.connected(false);
+    await client?.end().catch(() => undefined);
+  };
 }
 
 /** Applies every migration not yet applied; throws on the first failure. */

@@ -21,7 +21,7 @@ export async function openTestApi(kind: StoreKind, registryPath = LOCALNET_REGIS
   const store = await openTestStore(kind);
   const registry = loadRegistry(registryPath);
   const { app, key } = await seedBasics(store.db, registry);
-  const api = await buildApi({ db: store.db, registry, prices: new StaticPriceSource(TEST_PRICES), version: 'test' });
+  const api = await buildApi({ store, registry, prices: new StaticPriceSource(TEST_PRICES), version: 'test' });
   await api.ready();
   return {
     api,

@@ -9,7 +9,7 @@ export const STORE_KINDS: readonly StoreKind[] = ['pglite', 'postgres'];
  * Opens a fresh, migrated store: an in-memory PGlite, or a new database on the PostgreSQL server at
  * DATABASE_URL that is dropped again on close.
  */
-export async function openTestStore(kind: StoreKind): Promise<Store> {
+export async function openTestStore(kind: StoreKind): Promise<Store & { url?: string }> {
   if (kind === 'pglite') {
     const store = await openStore({ dataDir: 'memory://' });
     await migrate(store.db);
@@ -25,6 +25,7 @@ export async function openTestStore(kind: StoreKind): Promise<Store> {
   await migrate(store.db);
   return {
     ...store,
+    url: testUrl.toString(),
     close: async () => {
       await store.close();
       await adminQuery(url, `drop database if exists ${name} with (force)`);

@@ -2,13 +2,22 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.ts';
 import { orderView } from '../../orders/order-view.ts';
-import { quoteView } from '../../orders/quote-view.ts';
-import { findOrder } from '../../store/orders.ts';
+import { quoteStatus, quoteView, type QuoteStatus } from '../../orders/quote-view.ts';
+import type { OrderRecord } from '../../store/orders.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, HexId, Ok } from '../schemas.ts';
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Serialized bodies per order record. Cached records are immutable (a change brings a new record),
+ * so a record's body is built once; the quote body also depends on the time-dependent status.
+ */
+const orderBodies = new WeakMap<OrderRecord, string>();
+const quoteBodies = new WeakMap<OrderRecord, { status: QuoteStatus; body: string }>();
+
 export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { db, registry, auth } = ctx;
+  const { registry, auth, orders } = ctx;
 
   app.get<{ Params: { order: string } }>(
     '/v2/orders/:order',
@@ -21,11 +30,16 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
         response: { 200: Ok(Type.Ref('Order')), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const id = request.params.order.toLowerCase();
-      const order = await findOrder(db, id);
+      const order = await orders.get(id);
       if (!order) throw notFound(`order ${id} not found`);
-      return { status: 'Ok', result: orderView(order) };
+      let body = orderBodies.get(order);
+      if (body === undefined) {
+        body = JSON.stringify({ status: 'Ok', result: orderView(order) });
+        orderBodies.set(order, body);
+      }
+      return reply.type(JSON_TYPE).send(body);
     },
   );
 
@@ -41,11 +55,18 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
         response: { 200: Ok(Type.Ref('Quote')), 400: Type.Ref('QuoteError'), 404: Type.Ref('QuoteError') },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const id = request.params.id.toLowerCase();
-      const order = await findOrder(db, id);
+      const order = await orders.get(id);
       if (!order) throw notFound(`quote ${id} not found`);
-      return { status: 'Ok', result: quoteView(order, registry, Math.floor(Date.now() / 1000)) };
+      const now = Math.floor(Date.now() / 1000);
+      const status = quoteStatus(order, now);
+      let cached = quoteBodies.get(order);
+      if (cached?.status !== status) {
+        cached = { status, body: JSON.stringify({ status: 'Ok', result: quoteView(order, registry, now) }) };
+        quoteBodies.set(order, cached);
+      }
+      return reply.type(JSON_TYPE).send(cached.body);
     },
   );
 }

@@ -49,10 +49,39 @@ function chainView(chain: Chain, assets: Asset[], prices: PriceSource) {
   };
 }
 
+/**
+ * Remembers each serialized listing per filter until prices change: the registry is immutable, so
+ * these responses are the same for every request in between.
+ */
+class ListingCache {
+  private readonly bodies = new Map<string, string>();
+  private revision: number;
+
+  constructor(private readonly prices: PriceSource) {
+    this.revision = prices.revision;
+  }
+
+  get(key: string, build: () => unknown): string {
+    if (this.prices.revision !== this.revision) {
+      this.bodies.clear();
+      this.revision = this.prices.revision;
+    }
+    let body = this.bodies.get(key);
+    if (body === undefined) {
+      body = JSON.stringify({ status: 'Ok', result: build() });
+      this.bodies.set(key, body);
+    }
+    return body;
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function registryRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const { registry, prices, auth } = ctx;
   const v3Ids = registry.assetIdsListedIn('v3');
   const v2Ids = registry.assetIdsListedIn('v2');
+  const listings = new ListingCache(prices);
 
   app.get<{ Querystring: { asset?: string } }>(
     '/v3/chains',
@@ -66,15 +95,17 @@ export function registryRoutes(app: FastifyInstance, ctx: ApiContext): void {
         response: { 200: Ok(Type.Array(Type.Ref('Chain'))), ...errorResponses(400, 401) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const wanted = request.query.asset;
-      const result = registry.chains
-        .map((chain) => {
-          const assets = chain.assets.filter((a) => a.listedIn.has('v3') && (wanted === undefined || a.id === wanted));
-          return assets.length > 0 ? chainView(chain, assets, prices) : undefined;
-        })
-        .filter((c) => c !== undefined);
-      return { status: 'Ok', result };
+      const body = listings.get(`v3|${wanted ?? ''}`, () =>
+        registry.chains
+          .map((chain) => {
+            const assets = chain.assets.filter((a) => a.listedIn.has('v3') && (wanted === undefined || a.id === wanted));
+            return assets.length > 0 ? chainView(chain, assets, prices) : undefined;
+          })
+          .filter((c) => c !== undefined),
+      );
+      return reply.type(JSON_TYPE).send(body);
     },
   );
 
@@ -90,12 +121,14 @@ export function registryRoutes(app: FastifyInstance, ctx: ApiContext): void {
         response: { 200: Ok(Type.Array(Type.Ref('AssetV2'))), ...errorResponses(400, 401) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const wanted = request.query.asset;
-      const result = registry.assets
-        .filter((a) => a.listedIn.has('v2') && a.isActive && (wanted === undefined || a.id === wanted))
-        .map((a) => assetView(a, prices));
-      return { status: 'Ok', result };
+      const body = listings.get(`v2|${wanted ?? ''}`, () =>
+        registry.assets
+          .filter((a) => a.listedIn.has('v2') && a.isActive && (wanted === undefined || a.id === wanted))
+          .map((a) => assetView(a, prices)),
+      );
+      return reply.type(JSON_TYPE).send(body);
     },
   );
 }

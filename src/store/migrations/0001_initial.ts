@@ -202,6 +202,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       holder text not null,
       expires_at timestamptz not null
     );
+
+    -- Every change to an order (its row, swaps or fees) notifies 'order_changed' with the order id
+    -- at commit, so every process's order cache drops it, whoever wrote.
+    create function notify_order_changed() returns trigger language plpgsql as $$
+    begin
+      if tg_table_name = 'orders' then
+        perform pg_notify('order_changed', coalesce(new.id, old.id));
+      else
+        perform pg_notify('order_changed', coalesce(new.order_id, old.order_id));
+      end if;
+      return null;
+    end $$;
+    create trigger orders_changed after insert or update or delete on orders
+      for each row execute function notify_order_changed();
+    create trigger swaps_changed after insert or update or delete on swaps
+      for each row execute function notify_order_changed();
+    create trigger affiliate_fees_changed after insert or update or delete on affiliate_fees
+      for each row execute function notify_order_changed();
   `,
   );
 }

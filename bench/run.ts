@@ -1,0 +1,137 @@
+// `npm run bench`: HTTP throughput of the API beside a bare Fastify route, on PGlite and PostgreSQL.
+// Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { buildApi } from '../src/api/app.ts';
+import { loadRegistry } from '../src/chains/registry.ts';
+import { PACKAGE_ROOT } from '../src/config/service-config.ts';
+import { StaticPriceSource } from '../src/pricing/price-source.ts';
+import { createApp } from '../src/store/apps.ts';
+import { migrate, openStore, type Store, type StoreKind } from '../src/store/database.ts';
+import { insertOrder } from '../src/store/orders.ts';
+import { syncRegistry } from '../src/store/registry-sync.ts';
+import { syncSolvers } from '../src/store/solvers.ts';
+import { randomHex32, sampleOrder, SOLVER } from '../test/helpers/fixtures.ts';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ORDERS = 1000;
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+const run = promisify(execFile);
+
+/** Loads one target from a separate process; this one keeps serving meanwhile. */
+async function load(spec: { url: string; paths: string[]; headers?: Record<string, string>; method?: string; bodies?: string[] }): Promise<LoadResult> {
+  const { stdout: out } = await run(
+    process.execPath,
+    ['--import', 'tsx', resolve(PACKAGE_ROOT, 'bench/load.ts'), JSON.stringify({ ...spec, connections: CONNECTIONS, durationSec: DURATION })],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  const result = JSON.parse(out) as LoadResult;
+  if (result.total === 0 || result.non2xx > 0 || result.errors > 0) throw new Error(`load on ${spec.paths[0]} had ${result.non2xx} non-2xx and ${result.errors} errors`);
+  return result;
+}
+
+async function openBenchStore(kind: StoreKind): Promise<{ store: Store; drop: () => Promise<void> }> {
+  if (kind === 'pglite') {
+    const store = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'hashlock-bench-')) });
+    await migrate(store.db);
+    return { store, drop: () => store.close() };
+  }
+  const url = process.env.DATABASE_URL!;
+  const name = `hashlock_bench_${randomHex32().slice(0, 8)}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query(sql);
+    await c.end();
+  };
+  await admin(`create database ${name}`);
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  const store = await openStore({ databaseUrl: u.toString(), poolSize: 16 });
+  await migrate(store.db);
+  return {
+    store,
+    drop: async () => {
+      await store.close();
+      await admin(`drop database ${name} with (force)`);
+    },
+  };
+}
+
+async function benchStore(kind: StoreKind, bareUrl: string): Promise<Array<Record<string, string | number>>> {
+  const { store, drop } = await openBenchStore(kind);
+  const registry = loadRegistry(resolve(PACKAGE_ROOT, 'config/registry.localnet.json'));
+  await syncRegistry(store.db, registry);
+  await syncSolvers(store.db, [SOLVER]);
+  const { app, key } = await createApp(store.db, { name: 'bench' });
+  const ids: string[] = [];
+  for (let i = 0; i < ORDERS; i++) {
+    const order = sampleOrder(app.id);
+    await insertOrder(store.db, order);
+    ids.push(order.id);
+  }
+  const prices = new StaticPriceSource({ bitcoin: 95000, 'usd-coin': 1 });
+  const api = await buildApi({ store, registry, prices, version: 'bench', orderCacheMs: 60_000 });
+  const url = await api.listen({ host: '127.0.0.1', port: 0 });
+  const uncached = await buildApi({ store, registry, prices, version: 'bench', orderCacheMs: 0 });
+  const uncachedUrl = await uncached.listen({ host: '127.0.0.1', port: 0 });
+  const headers = { 'service-app-id': key };
+  // Warm-up: each order read once, as a polling client would have done.
+  for (const id of ids) {
+    await fetch(`${url}/v2/orders/${id}`, { headers });
+    await fetch(`${url}/v3/quote/${id}`);
+  }
+  try {
+    const bare = await load({ url: bareUrl, paths: ['/bare'] });
+    const targets: Array<[string, LoadResult]> = [
+      ['bare Fastify route (static JSON)', bare],
+      ['GET /v2/orders/{id} (cached)', await load({ url, paths: ids.map((id) => `/v2/orders/${id}`), headers })],
+      ['GET /v2/orders/{id} (no cache)', await load({ url: uncachedUrl, paths: ids.map((id) => `/v2/orders/${id}`), headers })],
+      ['GET /v3/chains', await load({ url, paths: ['/v3/chains'], headers })],
+      ['GET /v3/quote/{id}', await load({ url, paths: ids.map((id) => `/v3/quote/${id}`) })],
+    ];
+    return targets.map(([name, r]) => ({
+      store: kind,
+      target: name,
+      'req/s': Math.round(r.rps),
+      'p50 ms': r.p50,
+      'p99 ms': r.p99,
+      'vs bare': `${Math.round((r.rps / bare.rps) * 100)}%`,
+    }));
+  } finally {
+    await api.close();
+    await uncached.close();
+    await drop();
+  }
+}
+
+const bare = Fastify();
+const staticBody = { status: 'Ok', result: { hello: 'world', numbers: [1, 2, 3] } };
+bare.get('/bare', async () => staticBody);
+const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+
+const kinds: StoreKind[] = ['pglite'];
+if (process.env.DATABASE_URL) kinds.push('postgres');
+else console.warn('DATABASE_URL is not set: PostgreSQL is not benchmarked');
+
+console.log(`${CONNECTIONS} connections, ${DURATION} s per target, ${ORDERS} orders in the database`);
+const rows = [];
+for (const kind of kinds) rows.push(...(await benchStore(kind, bareUrl)));
+console.table(rows);
+await bare.close();

@@ -1,0 +1,78 @@
+import type { Db, Store } from '../store/database.ts';
+import { findOrder, type OrderRecord } from '../store/orders.ts';
+
+/** Channel the database notifies, with the order id, whenever an order or its swaps or fees change. */
+export const ORDER_CHANGED_CHANNEL = 'order_changed';
+
+/**
+ * Order reads served from memory. A database trigger notifies every change of an order at commit,
+ * whichever process wrote it, and the cache drops that order, so reads are never staler than the
+ * notification's delivery. While notifications are not flowing (listener down) nothing is cached.
+ * `maxAgeMs` bounds an entry's life as a safety net; 0 turns the cache off.
+ */
+export class OrderCache {
+  private readonly entries = new Map<string, { order: OrderRecord; until: number }>();
+  private readonly loading = new Map<string, { promise: Promise<OrderRecord | undefined>; stale: boolean }>();
+  private live = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly maxAgeMs: number,
+    private readonly maxEntries = 50_000,
+  ) {}
+
+  /** Starts listening for changes; returns the function that stops it. */
+  async start(store: Store): Promise<() => Promise<void>> {
+    if (this.maxAgeMs <= 0) return async () => undefined;
+    return store.listen(ORDER_CHANGED_CHANNEL, {
+      message: (orderId) => this.invalidate(orderId),
+      connected: (isConnected) => {
+        this.live = isConnected;
+        this.clear();
+      },
+    });
+  }
+
+  async get(id: string): Promise<OrderRecord | undefined> {
+    if (!this.live) return findOrder(this.db, id);
+    const now = Date.now();
+    const hit = this.entries.get(id);
+    if (hit && hit.until > now) return hit.order;
+    let load = this.loading.get(id);
+    if (!load) {
+      // Concurrent misses of one order share one query. A change notified while the query runs
+      // marks it stale: its result answers the callers but is not kept.
+      const entry = { promise: findOrder(this.db, id), stale: false };
+      this.loading.set(id, entry);
+      load = entry;
+      entry.promise
+        .then((order) => {
+          if (this.loading.get(id) === entry) this.loading.delete(id);
+          if (order && !entry.stale && this.live) this.remember(id, order, now);
+        })
+        .catch(() => this.loading.delete(id));
+    }
+    return load.promise;
+  }
+
+  invalidate(id: string): void {
+    this.entries.delete(id);
+    const load = this.loading.get(id);
+    if (load) {
+      load.stale = true;
+      this.loading.delete(id);
+    }
+  }
+
+  private clear(): void {
+    this.entries.clear();
+    for (const load of this.loading.values()) load.stale = true;
+    this.loading.clear();
+  }
+
+  private remember(id: string, order: OrderRecord, now: number): void {
+    this.entries.delete(id);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(id, { order, until: now + this.maxAgeMs });
+  }
+}

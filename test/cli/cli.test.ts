@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
+
+const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
+
+function envFor(dataDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HASHLOCK_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
+  delete env.DATABASE_URL;
+  return env;
+}
+
+/** Starts `hashlock dev` and resolves once devnet.json names the API. */
+async function startDev(dataDir: string): Promise<{ child: ChildProcess; devnet: { api_url: string; app_key: string }; output: () => string }> {
+  const devnetPath = join(dataDir, 'devnet.json');
+  const before = existsSync(devnetPath) ? readFileSync(devnetPath, 'utf8') : '';
+  const child = spawn(process.execPath, [BIN, 'dev'], { env: envFor(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`hashlock dev exited early:\n${output}`);
+    if (output.includes('API key') && existsSync(devnetPath) && readFileSync(devnetPath, 'utf8') !== before) {
+      return { child, devnet: JSON.parse(readFileSync(devnetPath, 'utf8')), output: () => output };
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`hashlock dev did not start:\n${output}`);
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  child.kill('SIGINT');
+  return exited;
+}
+
+const chains = (devnet: { api_url: string; app_key: string }) =>
+  fetch(`${devnet.api_url}/v3/chains`, { headers: { 'service-app-id': devnet.app_key } });
+
+test('hashlock dev serves the API, writes devnet.json, stops on Ctrl-C and keeps its key across restarts', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-dev-'));
+  const first = await startDev(dataDir);
+  try {
+    assert.match(first.devnet.app_key, /^[0-9a-f]{64}$/);
+    assert.match(first.devnet.api_url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(first.output().includes(first.devnet.app_key), 'the key is printed');
+    assert.ok(first.output().includes(first.devnet.api_url), 'the URL is printed');
+    const res = await chains(first.devnet);
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { result: unknown[] }).result.length, 3);
+    const denied = await fetch(`${first.devnet.api_url}/v3/chains`);
+    assert.equal(denied.status, 401);
+  } finally {
+    assert.equal(await stop(first.child), 0, first.output());
+  }
+  assert.ok(existsSync(join(dataDir, 'pglite')), 'the embedded database lives in the data dir');
+
+  const second = await startDev(dataDir);
+  try {
+    assert.equal(second.devnet.app_key, first.devnet.app_key, 'the development app is created once');
+    assert.equal((await chains(second.devnet)).status, 200);
+  } finally {
+    assert.equal(await stop(second.child), 0);
+  }
+});
+
+test('hashlock apps create prints a working key once, and only its hash is stored', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-apps-'));
+  const created = spawnSync(process.execPath, [BIN, 'apps', 'create', '--name', 'Acme Wallet', '--gasless'], {
+    env: envFor(dataDir),
+    encoding: 'utf8',
+  });
+  assert.equal(created.status, 0, created.stderr);
+  assert.match(created.stdout, /created app [0-9a-f-]{36} "Acme Wallet" \(gasless\)/);
+  const key = /^([0-9a-f]{64})$/m.exec(created.stdout)?.[1];
+  assert.ok(key, created.stdout);
+
+  const bad = spawnSync(process.execPath, [BIN, 'apps', 'create', '--name', 'x', '--slippage', 'lots'], { env: envFor(dataDir), encoding: 'utf8' });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /--slippage.*a whole number of bips/);
+
+  const dev = await startDev(dataDir);
+  try {
+    assert.notEqual(dev.devnet.app_key, key);
+    const res = await chains({ api_url: dev.devnet.api_url, app_key: key });
+    assert.equal(res.status, 200);
+  } finally {
+    await stop(dev.child);
+  }
+});
+
+test('a bad config file stops the command with one message naming the field', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hashlock-badconfig-'));
+  const config = join(dir, 'hashlock.json');
+  writeFileSync(config, JSON.stringify({ registry: resolve(PACKAGE_ROOT, 'config/registry.localnet.json'), port: 'eighty' }));
+  const run = spawnSync(process.execPath, [BIN, 'serve', '--config', config], { env: envFor(dir), encoding: 'utf8' });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /configuration error: .*hashlock\.json: port: must be integer/);
+});
