@@ -6,7 +6,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Fastify from 'fastify';
-import pg from 'pg';
 import { buildApi } from '../src/api/app.ts';
 import { loadRegistry } from '../src/chains/registry.ts';
 import { PACKAGE_ROOT } from '../src/config/service-config.ts';
@@ -16,7 +15,8 @@ import { migrate, openStore, type Store, type StoreKind } from '../src/store/dat
 import { insertOrder } from '../src/store/orders.ts';
 import { syncRegistry } from '../src/store/registry-sync.ts';
 import { syncSolvers } from '../src/store/solvers.ts';
-import { randomHex32, sampleOrder, SOLVER } from '../test/helpers/fixtures.ts';
+import { sampleOrder, SOLVER } from '../test/helpers/fixtures.ts';
+import { createDatabase } from '../test/helpers/stores.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -52,24 +52,14 @@ async function openBenchStore(kind: StoreKind): Promise<{ store: Store; drop: ()
     await migrate(store.db);
     return { store, drop: () => store.close() };
   }
-  const url = process.env.DATABASE_URL!;
-  const name = `hashlock_bench_${randomHex32().slice(0, 8)}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(sql);
-    await c.end();
-  };
-  await admin(`create database ${name}`);
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  const store = await openStore({ databaseUrl: u.toString(), poolSize: 16 });
+  const database = await createDatabase(process.env.DATABASE_URL!, 'hashlock_bench');
+  const store = await openStore({ databaseUrl: database.url, poolSize: 16 });
   await migrate(store.db);
   return {
     store,
     drop: async () => {
       await store.close();
-      await admin(`drop database ${name} with (force)`);
+      await database.drop();
     },
   };
 }

@@ -62,6 +62,9 @@ export async function openStore(options: OpenOptions): Promise<Store> {
           textParsers.has(oid) ? keepText : (pg.types.getTypeParser(oid, format as 'text') as unknown)) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle connection the server drops (restart, failover) is discarded by the pool; without a
+    // listener its 'error' event would crash the process. The next query reconnects.
+    pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const url = options.databaseUrl;
     return {

@@ -17,18 +17,38 @@ export async function openTestStore(kind: StoreKind): Promise<Store & { url?: st
   }
   const url = postgresUrl();
   if (!url) throw new Error('DATABASE_URL is not set: the PostgreSQL tests need a server');
-  const name = `hashlock_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(url, `create database ${name}`);
-  const testUrl = new URL(url);
-  testUrl.pathname = `/${name}`;
-  const store = await openStore({ databaseUrl: testUrl.toString(), poolSize: 20 });
+  const { url: testUrl, drop } = await createDatabase(url, 'hashlock_test');
+  const store = await openStore({ databaseUrl: testUrl, poolSize: 20 });
   await migrate(store.db);
   return {
     ...store,
-    url: testUrl.toString(),
+    url: testUrl,
     close: async () => {
       await store.close();
-      await adminQuery(url, `drop database if exists ${name} with (force)`);
+      await drop();
+    },
+  };
+}
+
+/** Creates a database with a random name on the server at `serverUrl`; `drop` removes it. */
+export async function createDatabase(serverUrl: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await adminQuery(serverUrl, `create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    // Not WITH (FORCE): a closed pool's connections may still be saying goodbye, and killing them
+    // surfaces as an error in this process. Retry until they are gone.
+    drop: async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await adminQuery(serverUrl, `drop database if exists ${name}`);
+        } catch (err) {
+          if (attempt >= 100 || (err as { code?: string }).code !== '55006') throw err;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
     },
   };
 }

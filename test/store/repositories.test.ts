@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import pg from 'pg';
 import { after, before, test } from 'node:test';
 import { createApp, findAppByKey, hashApiKey } from '../../src/store/apps.ts';
 import { toRfc3339Micro, type Store } from '../../src/store/database.ts';
@@ -150,5 +152,26 @@ describeEachStore('repositories', (kind) => {
     assert.equal(await acquireLease(store.db, 'watcher:arbitrum_localnet', 'c', 60_000), true, 'taken after expiry');
     await releaseLease(store.db, 'watcher:ethereum_localnet', 'a');
     assert.equal(await acquireLease(store.db, 'watcher:ethereum_localnet', 'b', 60_000), true, 'taken after release');
+  });
+});
+
+describeEachStore('database connection loss', (kind) => {
+  test('a server that drops idle connections does not crash the process; the next query reconnects', { skip: kind === 'pglite' && 'PGlite has no server connections' }, async () => {
+    const store = await openTestStore(kind);
+    try {
+      await sql`select 1`.execute(store.db);
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      const killed = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [
+        new URL(store.url!).pathname.slice(1),
+      ]);
+      await admin.end();
+      assert.ok(killed.rowCount! > 0, 'a pooled connection was terminated');
+      await new Promise((r) => setTimeout(r, 100));
+      const { rows } = await sql<{ n: number }>`select 1 as n`.execute(store.db);
+      assert.equal(rows[0]?.n, 1);
+    } finally {
+      await store.close();
+    }
   });
 });
