@@ -72,6 +72,13 @@ export const RegistryChainSchema = Type.Object(
     chain: Key,
     name: Type.String({ minLength: 1 }),
     id: Type.String({ pattern: `^(${FAMILIES.join('|')}):[0-9]+$` }),
+    network: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'network of non-EVM chains: bitcoin family bitcoin|bitcoin_testnet|bitcoin_regtest|litecoin|litecoin_testnet|litecoin_regtest; starknet SN_MAIN|SN_SEPOLIA; solana mainnet|devnet|testnet|localnet; tron mainnet|nile|shasta',
+      }),
+    ),
     native_asset: Key,
     icon: Type.String(),
     explorer_url: Type.String(),

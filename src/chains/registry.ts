@@ -35,6 +35,8 @@ export interface Chain {
   /** `<family>:<number>` */
   readonly id: string;
   readonly family: Family;
+  /** Which network of its family the chain is (address formats, domains); '' for EVM chains. */
+  readonly network: string;
   readonly nativeAssetId: string;
   readonly icon: string;
   readonly explorerUrl: string;
@@ -96,13 +98,26 @@ export function loadRegistry(path: string): Registry {
   return new Registry(checkSchema(RegistryFileSchema, raw, path), path);
 }
 
+/** The networks a chain of each family may name; EVM chains are told apart by their chain id. */
+export const NETWORKS: Partial<Record<Family, readonly string[]>> = {
+  bitcoin: ['bitcoin', 'bitcoin_testnet', 'bitcoin_regtest', 'litecoin', 'litecoin_testnet', 'litecoin_regtest'],
+  starknet: ['SN_MAIN', 'SN_SEPOLIA'],
+  solana: ['mainnet', 'devnet', 'testnet', 'localnet'],
+  tron: ['mainnet', 'nile', 'shasta'],
+};
+
 function buildChain(c: RegistryChain, where: string): Chain {
   const family = c.id.slice(0, c.id.indexOf(':')) as Family;
+  const networks = NETWORKS[family];
+  if (networks && !networks.includes(c.network ?? '')) {
+    throw new ConfigError(`${where}.network: a ${family} chain needs one of ${networks.join(', ')}`);
+  }
   const chain: Chain = {
     key: c.chain,
     name: c.name,
     id: c.id,
     family,
+    network: c.network ?? '',
     nativeAssetId: `${c.chain}:${c.native_asset}`,
     icon: c.icon,
     explorerUrl: c.explorer_url,
