@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import { approvalTransaction, initiateTransaction } from '../chains/evm/htlc-calls.ts';
+import { evmChainId } from '../chains/evm/index.ts';
 import type { Asset, Registry } from '../chains/registry.ts';
 import { toDisplay, toUsd } from '../pricing/amounts.ts';
 import type { OrderRecord, SwapRecord } from '../store/orders.ts';
@@ -40,7 +41,7 @@ export function initiateView(asset: Asset | undefined, order: OrderRecord) {
   const chain = asset.chain;
   const source = order.source;
   if (chain.family === 'evm') {
-    const chainId = Number(chain.id.slice('evm:'.length));
+    const chainId = Number(evmChainId(chain));
     const native = asset.token.schema === 'evm:native';
     const htlc = asset.htlc.address as Address;
     return {
