@@ -18,6 +18,33 @@ const SolverSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const AssetList = Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]);
+const BaseUnits = Type.String({ pattern: '^[0-9]{1,78}$' });
+
+const StrategySchema = Type.Object(
+  {
+    solver: Type.String({ minLength: 1 }),
+    from: AssetList,
+    to: AssetList,
+    fee_bips: Type.Integer({ minimum: 0, maximum: 2000 }),
+    fixed_fee_usd: Type.Optional(Type.String({ pattern: '^[0-9]+(\\.[0-9]{1,6})?$' })),
+    spread_bips: Type.Optional(Type.Integer({ minimum: 0, maximum: 2000 })),
+    min_amount: Type.Optional(BaseUnits),
+    max_amount: Type.Optional(BaseUnits),
+    estimated_time: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const PriceFeedSchema = Type.Object(
+  {
+    url: Type.String({ pattern: '^https?://', description: 'CoinGecko-style /simple/price endpoint' }),
+    refresh_ms: Type.Optional(Type.Integer({ minimum: 1000 })),
+    max_age_ms: Type.Optional(Type.Integer({ minimum: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
 export const ServiceConfigSchema = Type.Object(
   {
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
@@ -34,6 +61,9 @@ export const ServiceConfigSchema = Type.Object(
       }),
     ),
     solvers: Type.Optional(Type.Array(SolverSchema)),
+    strategies: Type.Optional(Type.Array(StrategySchema)),
+    price_feed: Type.Optional(PriceFeedSchema),
+    affiliate_fee_assets: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     order_cache_ms: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'safety bound on how long an order stays in the read cache (changes invalidate it at once); 0 turns the cache off' }),
     ),
@@ -43,6 +73,8 @@ export const ServiceConfigSchema = Type.Object(
 
 export type ServiceConfigFile = Static<typeof ServiceConfigSchema>;
 export type SolverConfig = Static<typeof SolverSchema>;
+export type StrategyConfig = Static<typeof StrategySchema>;
+export type PriceFeedConfig = Static<typeof PriceFeedSchema>;
 
 export interface ServiceConfig {
   port: number;
@@ -53,6 +85,9 @@ export interface ServiceConfig {
   logLevel: string;
   prices: Record<string, number>;
   solvers: SolverConfig[];
+  strategies: StrategyConfig[];
+  priceFeed: PriceFeedConfig | undefined;
+  affiliateFeeAssets: string[];
   orderCacheMs: number;
 }
 
@@ -84,6 +119,9 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     logLevel: env.LOG_LEVEL || file.log_level || 'info',
     prices: file.prices ?? {},
     solvers: file.solvers ?? [],
+    strategies: file.strategies ?? [],
+    priceFeed: file.price_feed,
+    affiliateFeeAssets: file.affiliate_fee_assets ?? [],
     orderCacheMs: file.order_cache_ms ?? 60_000,
   };
 }

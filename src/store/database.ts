@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import * as m0001 from './migrations/0001_initial.ts';
+import * as m0002 from './migrations/0002_orders.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -26,6 +27,7 @@ export interface Store {
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_orders': m0002,
 };
 
 const TEXT_TYPES = {

@@ -70,6 +70,8 @@ export interface SolverBalancesTable {
   solver_id: string;
   asset: string;
   balance: Decimal;
+  /** Destination amounts reserved by open orders, not yet funded. */
+  committed: DecimalDefault;
   block_number: DecimalDefault;
   updated_at: Timestamp;
 }
@@ -86,6 +88,8 @@ export interface OrdersTable {
   secret_ciphertext: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
   deadline: Decimal;
   created_at: Timestamp;
+  commitment_released: WithDefault<boolean>;
+  delegate_key_ciphertext: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
 }
 
 export interface SwapsTable {

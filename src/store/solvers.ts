@@ -46,16 +46,12 @@ export interface LiquidityRow {
   asset: string;
   address: string;
   balance: bigint;
-  /** Destination amounts of live orders the solver has not funded yet. */
+  /** Destination amounts that open orders have reserved and the solver has not funded yet. */
   committed: bigint;
 }
 
-/**
- * Balances of active solvers on the assets of their chains, each with what open orders have
- * committed: destinations not yet initiated (once initiated, the amount has left the balance) of
- * orders that are still live (source initiated, or deadline not passed) and not refunded.
- */
-export async function listLiquidity(db: Db, nowUnix: number): Promise<LiquidityRow[]> {
+/** Balances and reservations of active solvers on the assets of the chains they have addresses on. */
+export async function listLiquidity(db: Db): Promise<LiquidityRow[]> {
   const rows = await db
     .selectFrom('solvers as s')
     .innerJoin('solver_addresses as sa', 'sa.solver_id', 's.id')
@@ -66,14 +62,7 @@ export async function listLiquidity(db: Db, nowUnix: number): Promise<LiquidityR
       'a.id as asset',
       'sa.address as address',
       sql<string>`coalesce(b.balance, 0)::text`.as('balance'),
-      sql<string>`coalesce((
-        select sum(d.amount) from orders o
-        join swaps d on d.order_id = o.id and d.side = 'destination'
-        join swaps src on src.order_id = o.id and src.side = 'source'
-        where o.solver_id = s.id and d.asset = a.id
-          and d.initiate_tx_hash = '' and src.refund_tx_hash = ''
-          and (src.initiate_tx_hash <> '' or o.deadline > ${nowUnix})
-      ), 0)::text`.as('committed'),
+      sql<string>`coalesce(b.committed, 0)::text`.as('committed'),
     ])
     .where('s.is_active', '=', true)
     .orderBy('s.id')
@@ -86,4 +75,78 @@ export async function listLiquidity(db: Db, nowUnix: number): Promise<LiquidityR
     balance: BigInt(r.balance),
     committed: BigInt(r.committed),
   }));
+}
+
+/** What each active solver can still pay out of `asset`: balance minus reservations. */
+export async function availableLiquidity(db: Db, asset: string): Promise<Map<string, bigint>> {
+  const rows = await db
+    .selectFrom('solver_balances as b')
+    .innerJoin('solvers as s', 's.id', 'b.solver_id')
+    .select(['b.solver_id', sql<string>`(b.balance - b.committed)::text`.as('available')])
+    .where('b.asset', '=', asset)
+    .where('s.is_active', '=', true)
+    .execute();
+  return new Map(rows.map((r) => [r.solver_id, BigInt(r.available)]));
+}
+
+/**
+ * Reserves `amount` of a solver's balance for a new order, only if it is still available. One
+ * conditional update, so concurrent creates cannot overcommit. Returns false when it is not.
+ */
+export async function reserveLiquidity(db: Db, solverId: string, asset: string, amount: bigint): Promise<boolean> {
+  const row = await db
+    .updateTable('solver_balances')
+    .set((eb) => ({ committed: eb('committed', '+', amount.toString()) }))
+    .where('solver_id', '=', solverId)
+    .where('asset', '=', asset)
+    .where(sql<boolean>`balance - committed >= ${amount.toString()}::numeric`)
+    .returning('solver_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Returns an order's reservation (its destination was funded, or it can no longer be). Idempotent:
+ * the order's flag makes a second call do nothing. Returns whether this call released it.
+ */
+export async function releaseOrderLiquidity(db: Db, orderId: string): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const order = await tx
+      .updateTable('orders')
+      .set({ commitment_released: true })
+      .where('id', '=', orderId)
+      .where('commitment_released', '=', false)
+      .returning('solver_id')
+      .executeTakeFirst();
+    if (!order) return false;
+    const destination = await tx
+      .selectFrom('swaps')
+      .select(['asset', 'amount'])
+      .where('order_id', '=', orderId)
+      .where('side', '=', 'destination')
+      .executeTakeFirstOrThrow();
+    await tx
+      .updateTable('solver_balances')
+      .set({ committed: sql`greatest(committed - ${destination.amount}::numeric, 0)` })
+      .where('solver_id', '=', order.solver_id)
+      .where('asset', '=', destination.asset)
+      .execute();
+    return true;
+  });
+}
+
+/** Releases the reservations of orders whose deadline passed without a source initiation. */
+export async function releaseExpiredLiquidity(db: Db, nowUnix: number): Promise<number> {
+  const expired = await db
+    .selectFrom('orders as o')
+    .innerJoin('swaps as s', (join) => join.onRef('s.order_id', '=', 'o.id').on('s.side', '=', 'source'))
+    .select('o.id')
+    .where('o.commitment_released', '=', false)
+    .where('o.deadline', '<', String(nowUnix))
+    .where('s.initiate_tx_hash', '=', '')
+    .limit(1000)
+    .execute();
+  let released = 0;
+  for (const { id } of expired) if (await releaseOrderLiquidity(db, id)) released++;
+  return released;
 }

@@ -8,7 +8,14 @@ import { accrueOrderFees, listEarnings } from '../../src/store/affiliates.ts';
 import { acquireLease, releaseLease } from '../../src/store/leases.ts';
 import { findOrder, insertOrder } from '../../src/store/orders.ts';
 import { syncRegistry } from '../../src/store/registry-sync.ts';
-import { listLiquidity, setSolverBalance } from '../../src/store/solvers.ts';
+import {
+  availableLiquidity,
+  listLiquidity,
+  releaseExpiredLiquidity,
+  releaseOrderLiquidity,
+  reserveLiquidity,
+  setSolverBalance,
+} from '../../src/store/solvers.ts';
 import { Registry } from '../../src/chains/registry.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { localnetRegistry, randomHex32, sampleOrder, seedBasics, SOLVER } from '../helpers/fixtures.ts';
@@ -96,34 +103,40 @@ describeEachStore('repositories', (kind) => {
     assert.equal(swaps.length, 0);
   });
 
-  test('virtual balance: open orders commit their destination amount until it is funded', async () => {
+  test('liquidity reservations: atomic, never beyond the balance, released once per order', async () => {
     const { app } = await createApp(store.db, { name: 'liquidity' });
-    await setSolverBalance(store.db, { solverId: SOLVER.id, asset: 'arbitrum_localnet:wbtc', balance: 10_000_000n });
-    const committedNow = async () =>
-      (await listLiquidity(store.db, now())).find((r) => r.asset === 'arbitrum_localnet:wbtc')!.committed;
-    const before = await committedNow();
+    const asset = 'arbitrum_localnet:wbtc';
+    await setSolverBalance(store.db, { solverId: SOLVER.id, asset, balance: 10_000_000n });
+    const row = async () => (await listLiquidity(store.db)).find((r) => r.asset === asset)!;
+    assert.equal((await row()).committed, 0n);
 
+    // 25 concurrent reservations of 1,000,000 against 10,000,000: exactly 10 succeed.
+    const results = await Promise.all(Array.from({ length: 25 }, () => reserveLiquidity(store.db, SOLVER.id, asset, 1_000_000n)));
+    assert.equal(results.filter(Boolean).length, 10);
+    assert.equal((await row()).committed, 10_000_000n);
+    assert.equal(await reserveLiquidity(store.db, SOLVER.id, asset, 1n), false, 'nothing left');
+    assert.equal(await reserveLiquidity(store.db, SOLVER.id, 'ethereum_localnet:usdc', 1n), false, 'no balance row');
+    assert.equal((await availableLiquidity(store.db, asset)).get(SOLVER.id), 0n);
+
+    await store.db.updateTable('solver_balances').set({ committed: 0n }).where('asset', '=', asset).execute();
     const open = sampleOrder(app.id);
-    await insertOrder(store.db, open);
-    assert.equal(await committedNow(), before + 99_700n);
-
     const expired = sampleOrder(app.id, { deadline: BigInt(now() - 10) });
-    await insertOrder(store.db, expired);
-    assert.equal(await committedNow(), before + 99_700n, 'an order past its deadline commits nothing');
+    const expiredButInitiated = sampleOrder(app.id, { deadline: BigInt(now() - 10) });
+    for (const o of [open, expired, expiredButInitiated]) {
+      await insertOrder(store.db, o);
+      assert.ok(await reserveLiquidity(store.db, SOLVER.id, asset, o.destination.amount));
+    }
+    await store.db.updateTable('swaps').set({ initiate_tx_hash: '0xabc' }).where('order_id', '=', expiredButInitiated.id).where('side', '=', 'source').execute();
+    assert.equal((await row()).committed, 3n * 99_700n);
 
-    await store.db
-      .updateTable('swaps')
-      .set({ initiate_tx_hash: '0xabc' })
-      .where('order_id', '=', open.id)
-      .where('side', '=', 'destination')
-      .execute();
-    assert.equal(await committedNow(), before, 'a funded destination has left the balance already');
+    assert.ok((await releaseExpiredLiquidity(store.db, now())) >= 1);
+    assert.equal((await row()).committed, 2n * 99_700n, 'only the expired, never initiated order is released');
+    assert.equal(await releaseExpiredLiquidity(store.db, now()), 0, 'a second sweep releases nothing');
 
-    const rows = await listLiquidity(store.db, now());
-    const wbtc = rows.find((r) => r.asset === 'arbitrum_localnet:wbtc')!;
-    assert.equal(wbtc.balance, 10_000_000n);
-    assert.equal(wbtc.address, SOLVER.addresses.arbitrum_localnet);
-    assert.ok(!rows.some((r) => r.asset.startsWith('litecoin_localnet')), 'no entry on a chain without an address');
+    assert.equal(await releaseOrderLiquidity(store.db, open.id), true);
+    assert.equal(await releaseOrderLiquidity(store.db, open.id), false, 'released once');
+    assert.equal((await row()).committed, 99_700n);
+    assert.equal((await availableLiquidity(store.db, asset)).get(SOLVER.id), 10_000_000n - 99_700n);
   });
 
   test('affiliate fees accrue once into the earnings totals', async () => {

@@ -15,14 +15,14 @@ export function liquidityRoutes(app: FastifyInstance, ctx: ApiContext): void {
       schema: {
         summary: 'Available liquidity per solver',
         description:
-          '`balance` is the solver balance last read on chain; `virtual_balance` is that balance minus the ' +
-          'destination amounts of open orders the solver has not funded yet: what new orders can use.',
+          '`balance` is the solver balance last read on chain; `virtual_balance` is that balance minus what ' +
+          'open orders have reserved and the solver has not funded yet: what new orders can use.',
         tags: ['liquidity'],
         response: { 200: Ok(Type.Array(Type.Ref('Liquidity'))), ...errorResponses(401) },
       },
     },
     async () => {
-      const rows = await listLiquidity(db, Math.floor(Date.now() / 1000));
+      const rows = await listLiquidity(db);
       const bySolver = new Map<string, Array<Record<string, string>>>();
       for (const row of rows) {
         const asset = registry.asset(row.asset);
