@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/app.ts';
 import { loadRegistry, type Registry } from './chains/registry.ts';
 import type { ServiceConfig } from './config/service-config.ts';
-import { StaticPriceSource } from './pricing/price-source.ts';
+import { HttpPriceFeed } from './pricing/http-price-feed.ts';
+import { StaticPriceSource, type PriceSource } from './pricing/price-source.ts';
+import { buildStrategies } from './pricing/strategies.ts';
 import { checkSolvers } from './solver/solver-config.ts';
 import { migrate, openStore, type Store } from './store/database.ts';
 import { syncRegistry } from './store/registry-sync.ts';
-import { syncSolvers } from './store/solvers.ts';
+import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
 import { VERSION } from './version.ts';
 
 export interface Service {
@@ -21,19 +23,33 @@ export interface Service {
 export async function startService(config: ServiceConfig): Promise<Service> {
   const registry = loadRegistry(config.registryPath);
   checkSolvers(config.solvers, registry, 'config');
+  const strategies = buildStrategies(config.strategies, config.solvers, registry);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const stoppers: Array<() => unknown> = [];
   try {
     await migrate(store.db);
     await syncRegistry(store.db, registry);
     await syncSolvers(store.db, config.solvers);
+    const prices = await priceSource(config, registry, stoppers);
     const api = await buildApi({
       store,
       registry,
-      prices: new StaticPriceSource(config.prices),
+      prices,
+      strategies,
       version: VERSION,
       logger: { level: config.logLevel },
       orderCacheMs: config.orderCacheMs,
     });
+    stoppers.push(
+      every(10_000, async () => {
+        try {
+          const released = await releaseExpiredLiquidity(store.db, Math.floor(Date.now() / 1000));
+          if (released > 0) api.log.info({ released }, 'released the liquidity of expired orders');
+        } catch (err) {
+          api.log.error({ err }, 'releasing expired liquidity failed');
+        }
+      }),
+    );
     const address = await api.listen({ port: config.port, host: config.host });
     return {
       store,
@@ -41,12 +57,41 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       api,
       url: address,
       stop: async () => {
+        for (const stop of stoppers) await stop();
         await api.close();
         await store.close();
       },
     };
   } catch (err) {
+    for (const stop of stoppers) await stop();
     await store.close();
     throw err;
   }
+}
+
+/** The configured HTTP feed (polled in the background), else the static prices of the config. */
+async function priceSource(config: ServiceConfig, registry: Registry, stoppers: Array<() => unknown>): Promise<PriceSource> {
+  if (!config.priceFeed) return new StaticPriceSource(config.prices);
+  const feed = new HttpPriceFeed({
+    url: config.priceFeed.url,
+    priceIds: [...new Set(registry.assets.map((a) => a.priceId))],
+    refreshMs: config.priceFeed.refresh_ms,
+    maxAgeMs: config.priceFeed.max_age_ms,
+  });
+  await feed.start();
+  stoppers.push(() => feed.stop());
+  return feed;
+}
+
+/** Runs `task` (which handles its own errors) every `ms`, never two at once, until stopped. */
+function every(ms: number, task: () => Promise<void>): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(task);
+  }, ms);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
 }

@@ -4,6 +4,9 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { Registry } from '../chains/registry.ts';
 import { OrderCache } from '../orders/order-cache.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
+import { Quoter } from '../pricing/quote.ts';
+import type { Strategy } from '../pricing/strategies.ts';
+import { availableLiquidity } from '../store/solvers.ts';
 import type { Store } from '../store/database.ts';
 import { API_KEY_HEADER, API_KEY_HEADER_ALIAS, ApiKeyAuth } from './auth.ts';
 import type { ApiContext } from './context.ts';
@@ -13,6 +16,7 @@ import { earningsRoutes } from './routes/earnings.ts';
 import { healthRoutes } from './routes/health.ts';
 import { liquidityRoutes } from './routes/liquidity.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { quoteRoutes } from './routes/quotes.ts';
 import { registryRoutes } from './routes/registry.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 
@@ -20,6 +24,8 @@ export interface ApiOptions {
   store: Store;
   registry: Registry;
   prices: PriceSource;
+  /** The solvers' strategies (none: every pair is unknown). */
+  strategies?: readonly Strategy[];
   version: string;
   logger?: FastifyServerOptions['logger'];
   /** How long API-key lookups are remembered. */
@@ -50,6 +56,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     prices: options.prices,
     auth,
     orders,
+    quoter: new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset)),
     version: options.version,
   };
 
@@ -95,6 +102,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   healthRoutes(app, ctx);
   registryRoutes(app, ctx);
   orderRoutes(app, ctx);
+  quoteRoutes(app, ctx);
   liquidityRoutes(app, ctx);
   earningsRoutes(app, ctx);
   return app;

@@ -1,5 +1,6 @@
 import type { Registry } from '../chains/registry.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
+import type { Quoter } from '../pricing/quote.ts';
 import type { OrderCache } from '../orders/order-cache.ts';
 import type { Db } from '../store/database.ts';
 import type { ApiKeyAuth } from './auth.ts';
@@ -11,5 +12,6 @@ export interface ApiContext {
   prices: PriceSource;
   auth: ApiKeyAuth;
   orders: OrderCache;
+  quoter: Quoter;
   version: string;
 }

@@ -211,6 +211,19 @@ export const EarningsEntry = Type.Object(
   { $id: 'EarningsEntry' },
 );
 
+export const PriceQuote = Type.Object(
+  {
+    solver_id: Type.String(),
+    source: Type.Ref('AmountView'),
+    destination: Type.Ref('AmountView'),
+    fee: Type.Integer({ description: 'Solver fee in bips' }),
+    fixed_fee: Type.String({ description: 'Fixed fee in USD' }),
+    slippage: Type.Integer({ description: 'Bips' }),
+    estimated_time: Type.Integer({ description: 'Seconds' }),
+  },
+  { $id: 'PriceQuote' },
+);
+
 export const Health = Type.Object(
   { status: Type.String(), result: Type.Object({ database: Type.String(), version: Type.String() }) },
   { $id: 'Health' },
@@ -233,6 +246,7 @@ export const SHARED_SCHEMAS = [
   LiquidityEntry,
   Liquidity,
   EarningsEntry,
+  PriceQuote,
   Health,
 ];
 
