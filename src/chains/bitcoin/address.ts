@@ -1,0 +1,34 @@
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { Address } from '@scure/btc-signer';
+import { bitcoinNetwork } from './network.ts';
+
+const ACCEPTED_TYPES: ReadonlySet<string> = new Set(['pkh', 'sh', 'wpkh', 'wsh', 'tr']);
+
+/**
+ * The canonical form of a P2PKH, P2SH, P2WPKH, P2WSH or P2TR address of `network` (bech32
+ * lowercased, base58 unchanged), or undefined when it is not one. Other witness programs
+ * (future versions, P2A) are refused. Throws only for an unknown network name.
+ */
+export function normalizeBitcoinAddress(network: string, address: string): string | undefined {
+  const coder = Address(bitcoinNetwork(network));
+  try {
+    const decoded = coder.decode(address);
+    if (!ACCEPTED_TYPES.has(decoded.type)) return undefined;
+    return coder.encode(decoded);
+  } catch {
+    return undefined;
+  }
+}
+
+const X_ONLY_HEX = /^[0-9a-fA-F]{64}$/;
+
+/** Whether `hex` is a BIP-340 x-only public key: 64 hex digits that are the x of a curve point. */
+export function isXOnlyPublicKey(hex: string): boolean {
+  if (typeof hex !== 'string' || !X_ONLY_HEX.test(hex)) return false;
+  try {
+    schnorr.utils.lift_x(BigInt(`0x${hex}`));
+    return true;
+  } catch {
+    return false;
+  }
+}
