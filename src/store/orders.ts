@@ -88,6 +88,8 @@ export interface NewOrder {
   slippage: number;
   secretHash: string;
   secretCiphertext?: Uint8Array | null;
+  delegateKeyCiphertext?: Uint8Array | null;
+  requestHash?: string;
   deadline: bigint;
   source: NewSwap;
   destination: NewSwap;
@@ -97,75 +99,80 @@ export interface NewOrder {
 
 /** Writes an order with both swaps, its quote and its affiliate fees in one transaction. */
 export async function insertOrder(db: Db, order: NewOrder): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx
-      .insertInto('orders')
-      .values({
-        id: order.id,
-        app_id: order.appId,
-        nonce: order.nonce,
-        solver_id: order.solverId,
-        integrator: order.integrator,
-        version: order.version,
-        slippage: order.slippage,
-        secret_hash: order.secretHash,
-        secret_ciphertext: order.secretCiphertext ?? null,
-        deadline: order.deadline,
-      })
-      .execute();
-    const swapRow = (side: 'source' | 'destination', s: NewSwap) => ({
-      order_id: order.id,
-      side,
-      swap_id: s.swapId,
-      chain: s.chain,
-      asset: s.asset,
-      initiator: s.initiator,
-      redeemer: s.redeemer,
-      delegate: s.delegate ?? '',
-      timelock: s.timelock,
-      amount: s.amount,
-      asset_price: s.assetPrice,
+  await db.transaction().execute((tx) => writeOrder(tx, order));
+}
+
+/** The writes of `insertOrder`, inside a transaction the caller holds. */
+export async function writeOrder(tx: Db, order: NewOrder): Promise<void> {
+  await tx
+    .insertInto('orders')
+    .values({
+      id: order.id,
+      app_id: order.appId,
+      nonce: order.nonce,
+      solver_id: order.solverId,
+      integrator: order.integrator,
+      version: order.version,
+      slippage: order.slippage,
       secret_hash: order.secretHash,
-      required_confirmations: s.requiredConfirmations,
-    });
-    await tx
-      .insertInto('swaps')
-      .values([swapRow('source', order.source), swapRow('destination', order.destination)])
-      .execute();
-    await tx
-      .insertInto('quotes')
-      .values({
-        order_id: order.id,
-        solver_id: order.solverId,
-        source_asset: order.source.asset,
-        destination_asset: order.destination.asset,
-        source_amount: order.source.amount,
-        destination_amount: order.destination.amount,
-        source_price: order.source.assetPrice,
-        destination_price: order.destination.assetPrice,
-        fee_bips: order.quote.feeBips,
-        fixed_fee: order.quote.fixedFee,
-        slippage: order.slippage,
-        estimated_time: order.quote.estimatedTime,
-        deadline: order.deadline,
-      })
-      .execute();
-    if (order.affiliateFees.length > 0) {
-      await tx
-        .insertInto('affiliate_fees')
-        .values(
-          order.affiliateFees.map((f, position) => ({
-            order_id: order.id,
-            position,
-            address: f.address,
-            fee_bips: f.fee,
-            asset: f.asset,
-            amount: f.amount,
-          })),
-        )
-        .execute();
-    }
+      secret_ciphertext: order.secretCiphertext ?? null,
+      delegate_key_ciphertext: order.delegateKeyCiphertext ?? null,
+      request_hash: order.requestHash ?? '',
+      deadline: order.deadline,
+    })
+    .execute();
+  const swapRow = (side: 'source' | 'destination', s: NewSwap) => ({
+    order_id: order.id,
+    side,
+    swap_id: s.swapId,
+    chain: s.chain,
+    asset: s.asset,
+    initiator: s.initiator,
+    redeemer: s.redeemer,
+    delegate: s.delegate ?? '',
+    timelock: s.timelock,
+    amount: s.amount,
+    asset_price: s.assetPrice,
+    secret_hash: order.secretHash,
+    required_confirmations: s.requiredConfirmations,
   });
+  await tx
+    .insertInto('swaps')
+    .values([swapRow('source', order.source), swapRow('destination', order.destination)])
+    .execute();
+  await tx
+    .insertInto('quotes')
+    .values({
+      order_id: order.id,
+      solver_id: order.solverId,
+      source_asset: order.source.asset,
+      destination_asset: order.destination.asset,
+      source_amount: order.source.amount,
+      destination_amount: order.destination.amount,
+      source_price: order.source.assetPrice,
+      destination_price: order.destination.assetPrice,
+      fee_bips: order.quote.feeBips,
+      fixed_fee: order.quote.fixedFee,
+      slippage: order.slippage,
+      estimated_time: order.quote.estimatedTime,
+      deadline: order.deadline,
+    })
+    .execute();
+  if (order.affiliateFees.length > 0) {
+    await tx
+      .insertInto('affiliate_fees')
+      .values(
+        order.affiliateFees.map((f, position) => ({
+          order_id: order.id,
+          position,
+          address: f.address,
+          fee_bips: f.fee,
+          asset: f.asset,
+          amount: f.amount,
+        })),
+      )
+      .execute();
+  }
 }
 
 const SWAP_COLUMNS = [

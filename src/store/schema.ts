@@ -89,6 +89,7 @@ export interface OrdersTable {
   deadline: Decimal;
   created_at: Timestamp;
   commitment_released: WithDefault<boolean>;
+  request_hash: WithDefault<string>;
   delegate_key_ciphertext: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
 }
 

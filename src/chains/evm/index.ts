@@ -2,7 +2,7 @@ import { getAddress, isAddress, type Address, type Hex } from 'viem';
 import type { FamilyHtlc, HtlcTerms } from '../family.ts';
 import type { Chain } from '../registry.ts';
 import { approvalTransaction, initiateTransaction } from './htlc-calls.ts';
-import { evmOrderId } from './order-id.ts';
+import { evmOrderId, type EvmOrderTerms } from './order-id.ts';
 import { initiateTypedDataJson } from './typed-data.ts';
 
 /** `evm:31337` -> 31337n */
@@ -18,10 +18,11 @@ export function normalizeEvmAddress(address: string): Address | undefined {
 
 const isNative = (terms: HtlcTerms): boolean => terms.asset.token.schema === 'evm:native';
 
-function orderTerms(terms: HtlcTerms) {
+function orderTerms(terms: HtlcTerms): EvmOrderTerms {
+  const secretHash: Hex = `0x${terms.secretHash}`;
   return {
     chainId: evmChainId(terms.asset.chain),
-    secretHash: `0x${terms.secretHash}` as Hex,
+    secretHash,
     initiator: terms.initiator as Address,
     redeemer: terms.redeemer as Address,
     timelock: terms.timelock,

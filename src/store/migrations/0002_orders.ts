@@ -17,6 +17,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     alter table orders add column commitment_released boolean not null default false;
     -- a per-order key the service holds for a Bitcoin-family side without a client delegate
     alter table orders add column delegate_key_ciphertext bytea;
+    -- sha256 of the normalized create request: a replay with the same nonce must ask the same
+    alter table orders add column request_hash text not null default '';
+    -- a secret hash serves one order: one reveal must not unlock another order's HTLCs
+    create unique index orders_secret_hash on orders (secret_hash);
 
     create index orders_app_created on orders (app_id, created_at desc);
     create index orders_open_by_deadline on orders (deadline) where not commitment_released;

@@ -9,19 +9,18 @@ import {
   recoverTypedDataAddress,
   toHex,
   type Address,
-  type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmHtlc, normalizeEvmAddress } from '../../../src/chains/evm/index.ts';
-import { evmOrderId } from '../../../src/chains/evm/order-id.ts';
+import { evmOrderId, type EvmOrderTerms } from '../../../src/chains/evm/order-id.ts';
 import { initiateTypedData, initiateTypedDataJson } from '../../../src/chains/evm/typed-data.ts';
 import { localnetRegistry, SOLVER, USER } from '../../helpers/fixtures.ts';
 
 const HTLC: Address = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0';
-const terms = {
+const terms: EvmOrderTerms = {
   chainId: 31337n,
-  secretHash: `0x${'11'.repeat(32)}` as Hex,
-  initiator: USER as Address,
+  secretHash: `0x${'11'.repeat(32)}`,
+  initiator: USER,
   redeemer: SOLVER.addresses.ethereum_localnet as Address,
   timelock: 600n,
   amount: 100000n,
@@ -35,13 +34,13 @@ test('the EVM order id matches a vector computed independently (Python hashlib o
 
 test('the EVM order id changes with every input', () => {
   const base = evmOrderId(terms);
-  const variants = [
+  const variants: Array<Partial<EvmOrderTerms>> = [
     { chainId: 31338n },
-    { secretHash: `0x${'12'.repeat(32)}` as Hex },
-    { initiator: SOLVER.addresses.ethereum_localnet as Address, redeemer: USER as Address },
+    { secretHash: `0x${'12'.repeat(32)}` as const },
+    { initiator: SOLVER.addresses.ethereum_localnet as Address, redeemer: USER },
     { timelock: 601n },
     { amount: 100001n },
-    { htlc: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9' as Address },
+    { htlc: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9' },
   ];
   for (const v of variants) assert.notEqual(evmOrderId({ ...terms, ...v }), base, JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));
 });
