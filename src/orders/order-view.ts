@@ -1,8 +1,9 @@
 import { toRfc3339Micro, toRfc3339Seconds } from '../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../store/orders.ts';
+import type { OrderStatus } from './status.ts';
 
-/** The order as `GET /v2/orders/{order}` shows it (spec "Order", plus `slippage`). */
-export function orderView(order: OrderRecord) {
+/** The order as `GET /v2/orders/{order}` shows it (spec "Order", plus `slippage` and `status`). */
+export function orderView(order: OrderRecord, status: OrderStatus) {
   return {
     order_id: order.id,
     created_at: toRfc3339Micro(order.createdAt),
@@ -15,6 +16,7 @@ export function orderView(order: OrderRecord) {
     version: order.version,
     solver_id: order.solverId,
     slippage: order.slippage,
+    status,
   };
 }
 

@@ -19,7 +19,7 @@ interface Case {
   bare?: boolean;
 }
 
-const AUTHED = ['/v3/chains', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', `/v2/orders/${'a'.repeat(64)}`];
+const AUTHED = ['/v3/chains', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', `/v2/orders/${'a'.repeat(64)}`, '/v2/orders', '/v2/orders?status=completed'];
 const UNKNOWN_KEY = 'f'.repeat(64);
 
 const cases: Case[] = [
@@ -42,6 +42,26 @@ const cases: Case[] = [
   { name: 'order with a very long id', url: `/v2/orders/${'a'.repeat(5000)}`, auth: true, status: 400, error: /invalid request path/ },
   { name: 'order with an encoded NUL', url: '/v2/orders/%00', auth: true, status: 400, error: /'order'/ },
   { name: 'order with unicode', url: '/v2/orders/%E2%9C%93', auth: true, status: 400, error: /'order'/ },
+  { name: 'order list, page 0', url: '/v2/orders?page=0', auth: true, status: 400, error: /invalid query parameter 'page': must be >= 1/ },
+  { name: 'order list, negative page', url: '/v2/orders?page=-3', auth: true, status: 400, error: /'page'/ },
+  { name: 'order list, page not a number', url: '/v2/orders?page=two', auth: true, status: 400, error: /'page': must be integer/ },
+  { name: 'order list, fractional page', url: '/v2/orders?page=1.5', auth: true, status: 400, error: /'page'/ },
+  { name: 'order list, huge page', url: '/v2/orders?page=1e30', auth: true, status: 400, error: /'page'/ },
+  { name: 'order list, per_page 0', url: '/v2/orders?per_page=0', auth: true, status: 400, error: /invalid query parameter 'per_page': must be >= 1/ },
+  { name: 'order list, per_page 101', url: '/v2/orders?per_page=101', auth: true, status: 400, error: /invalid query parameter 'per_page': must be <= 100/ },
+  { name: 'order list, per_page garbage', url: '/v2/orders?per_page=%00', auth: true, status: 400, error: /'per_page'/ },
+  { name: 'order list, two per_page', url: '/v2/orders?per_page=5&per_page=6', auth: true, status: 400, error: /'per_page'/ },
+  { name: 'order list, unknown status', url: '/v2/orders?status=done', auth: true, status: 400, error: /invalid query parameter 'status': unknown status group 'done'; allowed: not-initiated, in-progress, completed, expired, refunded/ },
+  { name: 'order list, a status, not a group', url: '/v2/orders?status=completed,awaiting_redeem', auth: true, status: 400, error: /'status': unknown status group 'awaiting_redeem'/ },
+  { name: 'order list, only commas as status', url: '/v2/orders?status=,,', auth: true, status: 400, error: /'status': no status group given; allowed:/ },
+  { name: 'order list, empty status', url: '/v2/orders?status=', auth: true, status: 400, error: /'status'/ },
+  { name: 'order list, two status parameters', url: '/v2/orders?status=completed&status=expired', auth: true, status: 400, error: /'status'/ },
+  { name: 'order list, unknown from_chain', url: '/v2/orders?from_chain=dogecoin', auth: true, status: 400, error: /invalid query parameter 'from_chain': unknown chain 'dogecoin'; known chains: ethereum_localnet/ },
+  { name: 'order list, unknown to_chain', url: '/v2/orders?to_chain=ETHEREUM_LOCALNET', auth: true, status: 400, error: /invalid query parameter 'to_chain': unknown chain 'ETHEREUM_LOCALNET'/ },
+  { name: 'order list, asset id as chain', url: '/v2/orders?from_chain=ethereum_localnet:wbtc', auth: true, status: 400, error: /'from_chain': unknown chain/ },
+  { name: 'order list, empty address', url: '/v2/orders?address=', auth: true, status: 400, error: /invalid query parameter 'address'/ },
+  { name: 'order list, NUL in tx_hash', url: '/v2/orders?tx_hash=0x%00', auth: true, status: 400, error: /invalid query parameter 'tx_hash': must be 1 to 200 characters, without control characters/ },
+  { name: 'order list, oversized tx_hash', url: `/v2/orders?tx_hash=${'a'.repeat(500)}`, auth: true, status: 400, error: /invalid query parameter 'tx_hash'/ },
   { name: 'unknown order', url: `/v2/orders/${'b'.repeat(64)}`, auth: true, status: 404, error: /order b{64} not found/ },
   { name: 'quote with a short id', url: '/v3/quote/xyz', status: 400, error: /invalid path parameter 'id': must be 64 hexadecimal/, bare: true },
   { name: 'quote with a very long id', url: `/v3/quote/${'1'.repeat(3000)}`, status: 400, error: /invalid request path/, bare: true },
@@ -85,7 +105,7 @@ describeEachStore('bad requests to every endpoint', (kind) => {
 
   test('the same reads succeed with valid input, through either header', async () => {
     for (const header of ['service-app-id', 'garden-app-id']) {
-      for (const url of ['/v3/chains', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', '/v3/chains?asset=ethereum_localnet:wbtc']) {
+      for (const url of ['/v3/chains', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', '/v3/chains?asset=ethereum_localnet:wbtc', '/v2/orders?status=completed,expired&per_page=100&page=2']) {
         const res = await t.api.inject({ url, headers: { [header]: t.key } });
         assert.equal(res.statusCode, 200, `${header} ${url}: ${res.body}`);
         assert.equal(res.json<{ status: string }>().status, 'Ok');
@@ -96,7 +116,7 @@ describeEachStore('bad requests to every endpoint', (kind) => {
   test('random garbage paths and queries never produce a 5xx', async () => {
     const junk = ['%', '%ff', '..', '../../etc/passwd', ' ', '\u0000'.repeat(3), 'a'.repeat(100), randomHex32().toUpperCase()];
     for (const j of junk) {
-      for (const base of ['/v2/orders/', '/v3/quote/', '/v3/chains?asset=', '/v2/assets?asset=']) {
+      for (const base of ['/v2/orders/', '/v3/quote/', '/v3/chains?asset=', '/v2/assets?asset=', '/v2/orders?address=', '/v2/orders?tx_hash=', '/v2/orders?status=', '/v2/orders?from_chain=', '/v2/orders?page=']) {
         const res = await t.api.inject({ url: base + encodeURIComponent(j), headers: { 'service-app-id': t.key } });
         assert.ok(res.statusCode < 500, `${base}${j}: ${res.statusCode} ${res.body.slice(0, 300)}`);
       }

@@ -1,23 +1,24 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.ts';
-import { orderView } from '../../orders/order-view.ts';
+import { currentHeights } from '../../orders/heights-cache.ts';
 import { quoteStatus, quoteView, type QuoteStatus } from '../../orders/quote-view.ts';
+import { orderStatus } from '../../orders/status.ts';
 import type { OrderRecord } from '../../store/orders.ts';
 import type { ApiContext } from '../context.ts';
+import { orderJson } from '../order-json.ts';
 import { errorResponses, HexId, Ok } from '../schemas.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Serialized bodies per order record. Cached records are immutable (a change brings a new record),
- * so a record's body is built once; the quote body also depends on the time-dependent status.
+ * Serialized quote bodies per order record. Cached records are immutable (a change brings a new
+ * record), so a record's body is built once per time-dependent status.
  */
-const orderBodies = new WeakMap<OrderRecord, string>();
 const quoteBodies = new WeakMap<OrderRecord, { status: QuoteStatus; body: string }>();
 
 export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { registry, auth, orders } = ctx;
+  const { db, registry, auth, orders } = ctx;
 
   app.get<{ Params: { order: string } }>(
     '/v2/orders/:order',
@@ -34,12 +35,8 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const id = request.params.order.toLowerCase();
       const order = await orders.get(id);
       if (!order) throw notFound(`order ${id} not found`);
-      let body = orderBodies.get(order);
-      if (body === undefined) {
-        body = JSON.stringify({ status: 'Ok', result: orderView(order) });
-        orderBodies.set(order, body);
-      }
-      return reply.type(JSON_TYPE).send(body);
+      const status = orderStatus(order, { unixSeconds: Math.floor(Date.now() / 1000), heights: await currentHeights(db) });
+      return reply.type(JSON_TYPE).send(`{"status":"Ok","result":${orderJson(order, status)}}`);
     },
   );
 

@@ -1,0 +1,103 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from '../../chains/registry.ts';
+import { invalid } from '../../errors.ts';
+import { currentHeights } from '../../orders/heights-cache.ts';
+import { isStatusGroup, STATUS_GROUP_NAMES, type StatusGroup } from '../../orders/status-groups.ts';
+import { orderStatus } from '../../orders/status.ts';
+import { listOrderIds } from '../../store/order-list.ts';
+import type { ApiContext } from '../context.ts';
+import { orderJson } from '../order-json.ts';
+import { errorResponses, Ok } from '../schemas.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+// Control characters never occur in these values, and a NUL is not even valid in a Postgres text.
+const Filter = (description: string) =>
+  Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[^\\x00-\\x1f\\x7f]+$',
+      errorMessage: 'must be 1 to 200 characters, without control characters',
+      description,
+    }),
+  );
+
+const ListQuery = Type.Object(
+  {
+    address: Filter('Initiator, redeemer or delegate of either swap (case-insensitive)'),
+    from_owner: Filter("The source swap's initiator (case-insensitive)"),
+    to_owner: Filter("The destination swap's redeemer (case-insensitive)"),
+    tx_hash: Filter('Any initiate, redeem or refund transaction hash of either swap (exact)'),
+    from_chain: Filter('Source chain key'),
+    to_chain: Filter('Destination chain key'),
+    status: Filter(`Comma-separated status groups: ${STATUS_GROUP_NAMES.join(', ')}`),
+    page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' }),
+    per_page: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Orders per page' }),
+  },
+  { additionalProperties: false },
+);
+
+type ListQuery = Static<typeof ListQuery>;
+
+function chainKey(registry: Registry, name: 'from_chain' | 'to_chain', key: string | undefined): string | undefined {
+  if (key === undefined || registry.chain(key)) return key;
+  const known = registry.chains.map((c) => c.key).join(', ');
+  throw invalid(`invalid query parameter '${name}': unknown chain '${key.slice(0, 100)}'; known chains: ${known}`);
+}
+
+function statusGroups(value: string | undefined): StatusGroup[] | undefined {
+  if (value === undefined) return undefined;
+  const groups = value.split(',').map((g) => g.trim()).filter((g) => g !== '');
+  const unknown = groups.find((g) => !isStatusGroup(g));
+  if (unknown !== undefined || groups.length === 0) {
+    const what = unknown === undefined ? 'no status group given' : `unknown status group '${unknown.slice(0, 100)}'`;
+    throw invalid(`invalid query parameter 'status': ${what}; allowed: ${STATUS_GROUP_NAMES.join(', ')}`);
+  }
+  return groups as StatusGroup[];
+}
+
+export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { db, registry, auth, orders } = ctx;
+
+  app.get<{ Querystring: ListQuery }>(
+    '/v2/orders',
+    {
+      preHandler: auth.preHandler,
+      schema: {
+        summary: "List the calling app's orders",
+        description:
+          'Orders created with the calling API key, newest first, each as the order read shows it. ' +
+          'Filters combine with AND. Status groups: not-initiated (created), in-progress (initiate_detected, ' +
+          'initiated, awaiting_redeem, awaiting_refund, redeem_detected, refund_detected), completed ' +
+          '(redeemed, completed), expired, refunded.',
+        tags: ['orders'],
+        querystring: ListQuery,
+        response: { 200: Ok(Type.Ref('PaginatedOrders')), ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const now = { unixSeconds: Math.floor(Date.now() / 1000), heights: await currentHeights(db) };
+      const { ids, total } = await listOrderIds(db, {
+        appId: request.app!.id,
+        address: q.address,
+        fromOwner: q.from_owner,
+        toOwner: q.to_owner,
+        txHash: q.tx_hash,
+        fromChain: chainKey(registry, 'from_chain', q.from_chain),
+        toChain: chainKey(registry, 'to_chain', q.to_chain),
+        statusGroups: statusGroups(q.status),
+        nowUnix: now.unixSeconds,
+        page: q.page,
+        perPage: q.per_page,
+      });
+      const records = await Promise.all(ids.map((id) => orders.get(id)));
+      const data = records.flatMap((order) => (order ? [orderJson(order, orderStatus(order, now))] : []));
+      const pages = Math.ceil(total / q.per_page);
+      const meta = `"page":${q.page},"total_pages":${pages},"total_items":${total},"per_page":${q.per_page}`;
+      return reply.type(JSON_TYPE).send(`{"status":"Ok","result":{"data":[${data.join(',')}],${meta}}}`);
+    },
+  );
+}

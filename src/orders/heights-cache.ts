@@ -1,0 +1,37 @@
+import { listChainHeights } from '../store/chain-heights.ts';
+import type { Db } from '../store/database.ts';
+
+/** How long a read of the chain heights serves order statuses. */
+export const HEIGHTS_MAX_AGE_MS = 1000;
+
+interface Snapshot {
+  heights: ReadonlyMap<string, bigint>;
+  readAt: number;
+  refreshing?: Promise<ReadonlyMap<string, bigint>>;
+}
+
+const snapshots = new WeakMap<Db, Snapshot>();
+
+/**
+ * The chain heights for order statuses, read from the database at most once per `HEIGHTS_MAX_AGE_MS`
+ * per database, never per request; concurrent callers share one read. A failed read keeps the last
+ * heights (none at first: unknown heights only delay a timelock-based status) and is retried after
+ * the same interval.
+ */
+export async function currentHeights(db: Db, now = Date.now()): Promise<ReadonlyMap<string, bigint>> {
+  let snapshot = snapshots.get(db);
+  if (!snapshot) {
+    snapshot = { heights: new Map(), readAt: -Infinity };
+    snapshots.set(db, snapshot);
+  }
+  if (now - snapshot.readAt < HEIGHTS_MAX_AGE_MS) return snapshot.heights;
+  const s = snapshot;
+  s.refreshing ??= listChainHeights(db)
+    .then((heights) => (s.heights = heights))
+    .catch(() => s.heights)
+    .finally(() => {
+      s.readAt = now;
+      s.refreshing = undefined;
+    });
+  return s.refreshing;
+}

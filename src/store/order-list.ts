@@ -1,0 +1,100 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { StatusGroup } from '../orders/status-groups.ts';
+import type { Db } from './database.ts';
+
+export interface OrderListQuery {
+  appId: string;
+  /** Initiator, redeemer or delegate of either swap, case-insensitively. */
+  address?: string | undefined;
+  /** The source swap's initiator (the client's source address), case-insensitively. */
+  fromOwner?: string | undefined;
+  /** The destination swap's redeemer (the client's payout address), case-insensitively. */
+  toOwner?: string | undefined;
+  /** Any initiate, redeem or refund transaction of either swap. */
+  txHash?: string | undefined;
+  fromChain?: string | undefined;
+  toChain?: string | undefined;
+  /** Orders in any of these groups; none or empty: every order. */
+  statusGroups?: readonly StatusGroup[] | undefined;
+  /** The clock the deadline-based groups are judged by. */
+  nowUnix: number;
+  page: number;
+  perPage: number;
+}
+
+// Status groups as predicates on the source (s) and destination (d) swaps. They agree with
+// `orderStatus` and `STATUS_GROUPS` (a test checks it) and need no chain heights: the only
+// height-dependent status, awaiting_refund, shares `in-progress` with the statuses around it.
+const SOURCE_REFUND_CONFIRMED = `(s.refund_tx_hash <> '' and s.refund_block_number <> 0)`;
+const DESTINATION_REDEEM_CONFIRMED = `(d.redeem_tx_hash <> '' and d.redeem_block_number <> 0)`;
+const PROGRESSED =
+  `(s.initiate_tx_hash <> '' or d.initiate_tx_hash <> '' or s.redeem_tx_hash <> '' or ` +
+  `d.redeem_tx_hash <> '' or s.refund_tx_hash <> '')`;
+
+function groupPredicate(group: StatusGroup, nowUnix: number): RawBuilder<unknown> {
+  switch (group) {
+    case 'refunded':
+      return sql.raw(SOURCE_REFUND_CONFIRMED);
+    case 'completed':
+      return sql.raw(`(s.refund_tx_hash = '' and ${DESTINATION_REDEEM_CONFIRMED})`);
+    case 'in-progress':
+      return sql.raw(
+        `(${PROGRESSED} and not ${SOURCE_REFUND_CONFIRMED} and ` +
+          `(s.refund_tx_hash <> '' or not ${DESTINATION_REDEEM_CONFIRMED}))`,
+      );
+    case 'expired':
+      return sql`(not ${sql.raw(PROGRESSED)} and o.deadline < ${nowUnix})`;
+    case 'not-initiated':
+      return sql`(not ${sql.raw(PROGRESSED)} and o.deadline >= ${nowUnix})`;
+  }
+}
+
+function conditions(q: OrderListQuery): RawBuilder<unknown>[] {
+  const where: RawBuilder<unknown>[] = [sql`o.app_id = ${q.appId}`];
+  if (q.address !== undefined) {
+    const a = q.address;
+    // One indexed lookup per role rather than an OR across columns, which no index serves.
+    where.push(sql`o.id in (
+      select order_id from swaps where lower(initiator) = lower(${a})
+      union all select order_id from swaps where lower(redeemer) = lower(${a})
+      union all select order_id from swaps where lower(delegate) = lower(${a}) and delegate <> '')`);
+  }
+  if (q.fromOwner !== undefined) where.push(sql`lower(s.initiator) = lower(${q.fromOwner})`);
+  if (q.toOwner !== undefined) where.push(sql`lower(d.redeemer) = lower(${q.toOwner})`);
+  if (q.txHash !== undefined) {
+    const h = q.txHash;
+    where.push(sql`o.id in (
+      select order_id from swaps where initiate_tx_hash = ${h} and initiate_tx_hash <> ''
+      union all select order_id from swaps where redeem_tx_hash = ${h} and redeem_tx_hash <> ''
+      union all select order_id from swaps where refund_tx_hash = ${h} and refund_tx_hash <> '')`);
+  }
+  if (q.fromChain !== undefined) where.push(sql`s.chain = ${q.fromChain}`);
+  if (q.toChain !== undefined) where.push(sql`d.chain = ${q.toChain}`);
+  if (q.statusGroups && q.statusGroups.length > 0) {
+    where.push(sql`(${sql.join(q.statusGroups.map((g) => groupPredicate(g, q.nowUnix)), sql` or `)})`);
+  }
+  return where;
+}
+
+/**
+ * One page of an app's orders, newest first, with the number of all matches: one round trip that
+ * returns ids only (callers load the orders through the order read cache).
+ */
+export async function listOrderIds(db: Db, q: OrderListQuery): Promise<{ ids: string[]; total: number }> {
+  const result = await sql<{ total: string; ids: string[] | string }>`
+    with matched as (
+      select o.id, o.created_at
+      from orders o
+      join swaps s on s.order_id = o.id and s.side = 'source'
+      join swaps d on d.order_id = o.id and d.side = 'destination'
+      where ${sql.join(conditions(q), sql` and `)}
+    )
+    select (select count(*) from matched) as total,
+      (select coalesce(json_agg(p.id order by p.created_at desc, p.id desc), '[]'::json)
+        from (select id, created_at from matched order by created_at desc, id desc
+          limit ${q.perPage} offset ${(q.page - 1) * q.perPage}) p) as ids
+  `.execute(db);
+  const row = result.rows[0]!;
+  const ids = typeof row.ids === 'string' ? (JSON.parse(row.ids) as string[]) : row.ids;
+  return { ids, total: Number(row.total) };
+}
