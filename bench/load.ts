@@ -8,14 +8,15 @@ interface LoadSpec {
   paths: string[];
   headers?: Record<string, string>;
   method?: 'GET' | 'POST';
-  /** Bodies to rotate through (POST). */
-  bodies?: string[];
+  /** POST body; each `__NONCE__` in it becomes a value unique to the request. */
+  bodyTemplate?: string;
   connections: number;
   durationSec: number;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
 let i = 0;
+const prefix = `${process.pid}-${Date.now()}-`;
 const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
@@ -29,7 +30,7 @@ const result = await autocannon({
         return {
           ...req,
           path: spec.paths[n % spec.paths.length]!,
-          ...(spec.bodies ? { body: spec.bodies[n % spec.bodies.length]! } : {}),
+          ...(spec.bodyTemplate ? { body: spec.bodyTemplate.replaceAll('__NONCE__', `${prefix}${n}`) } : {}),
         };
       },
     },

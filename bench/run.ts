@@ -1,6 +1,7 @@
 // `npm run bench`: HTTP throughput of the API beside a bare Fastify route, on PGlite and PostgreSQL.
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,13 +10,16 @@ import Fastify from 'fastify';
 import { buildApi } from '../src/api/app.ts';
 import { loadRegistry } from '../src/chains/registry.ts';
 import { PACKAGE_ROOT } from '../src/config/service-config.ts';
+import { SecretBox } from '../src/orders/secret-box.ts';
 import { StaticPriceSource } from '../src/pricing/price-source.ts';
 import { createApp } from '../src/store/apps.ts';
 import { migrate, openStore, type Store, type StoreKind } from '../src/store/database.ts';
 import { insertOrder } from '../src/store/orders.ts';
 import { syncRegistry } from '../src/store/registry-sync.ts';
 import { syncSolvers } from '../src/store/solvers.ts';
-import { sampleOrder, SOLVER } from '../test/helpers/fixtures.ts';
+import { buildStrategies } from '../src/pricing/strategies.ts';
+import { setSolverBalance } from '../src/store/solvers.ts';
+import { sampleOrder, SOLVER, TEST_STRATEGIES, USER } from '../test/helpers/fixtures.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -35,7 +39,7 @@ interface LoadResult {
 const run = promisify(execFile);
 
 /** Loads one target from a separate process; this one keeps serving meanwhile. */
-async function load(spec: { url: string; paths: string[]; headers?: Record<string, string>; method?: string; bodies?: string[] }): Promise<LoadResult> {
+async function load(spec: { url: string; paths: string[]; headers?: Record<string, string>; method?: string; bodyTemplate?: string }): Promise<LoadResult> {
   const { stdout: out } = await run(
     process.execPath,
     ['--import', 'tsx', resolve(PACKAGE_ROOT, 'bench/load.ts'), JSON.stringify({ ...spec, connections: CONNECTIONS, durationSec: DURATION })],
@@ -69,7 +73,8 @@ async function benchStore(kind: StoreKind, bareUrl: string): Promise<Array<Recor
   const registry = loadRegistry(resolve(PACKAGE_ROOT, 'config/registry.localnet.json'));
   await syncRegistry(store.db, registry);
   await syncSolvers(store.db, [SOLVER]);
-  const { app, key } = await createApp(store.db, { name: 'bench' });
+  const { app, key } = await createApp(store.db, { name: 'bench', gasless: true });
+  await setSolverBalance(store.db, { solverId: SOLVER.id, asset: 'arbitrum_localnet:wbtc', balance: 10n ** 30n });
   const ids: string[] = [];
   for (let i = 0; i < ORDERS; i++) {
     const order = sampleOrder(app.id);
@@ -77,9 +82,11 @@ async function benchStore(kind: StoreKind, bareUrl: string): Promise<Array<Recor
     ids.push(order.id);
   }
   const prices = new StaticPriceSource({ bitcoin: 95000, 'usd-coin': 1 });
-  const api = await buildApi({ store, registry, prices, version: 'bench', orderCacheMs: 60_000 });
+  const secrets = new SecretBox(randomBytes(32));
+  const strategies = buildStrategies(TEST_STRATEGIES, [SOLVER], registry);
+  const api = await buildApi({ store, registry, prices, secrets, strategies, solvers: [SOLVER], version: 'bench', orderCacheMs: 60_000 });
   const url = await api.listen({ host: '127.0.0.1', port: 0 });
-  const uncached = await buildApi({ store, registry, prices, version: 'bench', orderCacheMs: 0 });
+  const uncached = await buildApi({ store, registry, prices, secrets, version: 'bench', orderCacheMs: 0 });
   const uncachedUrl = await uncached.listen({ host: '127.0.0.1', port: 0 });
   const headers = { 'service-app-id': key };
   // Warm-up: each order read once, as a polling client would have done.
@@ -95,6 +102,24 @@ async function benchStore(kind: StoreKind, bareUrl: string): Promise<Array<Recor
       ['GET /v2/orders/{id} (no cache)', await load({ url: uncachedUrl, paths: ids.map((id) => `/v2/orders/${id}`), headers })],
       ['GET /v3/chains', await load({ url, paths: ['/v3/chains'], headers })],
       ['GET /v3/quote/{id}', await load({ url, paths: ids.map((id) => `/v3/quote/${id}`) })],
+      [
+        'GET /v2/quote',
+        await load({ url, headers, paths: ['/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=100000'] }),
+      ],
+      [
+        'POST /v2/orders (new orders)',
+        await load({
+          url,
+          headers,
+          method: 'POST',
+          paths: ['/v2/orders'],
+          bodyTemplate: JSON.stringify({
+            source: { asset: 'ethereum_localnet:wbtc', owner: USER, amount: '100000' },
+            destination: { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: '99700' },
+            nonce: '__NONCE__',
+          }),
+        }),
+      ],
     ];
     return targets.map(([name, r]) => ({
       store: kind,

@@ -5,7 +5,9 @@ import type { ServiceConfig } from './config/service-config.ts';
 import { HttpPriceFeed } from './pricing/http-price-feed.ts';
 import { StaticPriceSource, type PriceSource } from './pricing/price-source.ts';
 import { buildStrategies } from './pricing/strategies.ts';
+import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
 import { checkSolvers } from './solver/solver-config.ts';
+import { ConfigError } from './config/schema-check.ts';
 import { migrate, openStore, type Store } from './store/database.ts';
 import { syncRegistry } from './store/registry-sync.ts';
 import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
@@ -24,6 +26,10 @@ export async function startService(config: ServiceConfig): Promise<Service> {
   const registry = loadRegistry(config.registryPath);
   checkSolvers(config.solvers, registry, 'config');
   const strategies = buildStrategies(config.strategies, config.solvers, registry);
+  config.affiliateFeeAssets.forEach((id, i) => {
+    if (!registry.asset(id)?.isActive) throw new ConfigError(`config: affiliate_fee_assets[${i}]: ${id} is not an active asset`);
+  });
+  const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined));
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const stoppers: Array<() => unknown> = [];
   try {
@@ -36,6 +42,9 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       registry,
       prices,
       strategies,
+      solvers: config.solvers,
+      secrets,
+      affiliateFeeAssets: config.affiliateFeeAssets,
       version: VERSION,
       logger: { level: config.logLevel },
       orderCacheMs: config.orderCacheMs,

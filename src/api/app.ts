@@ -2,7 +2,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Registry } from '../chains/registry.ts';
+import { OrderCreator } from '../orders/create-order.ts';
 import { OrderCache } from '../orders/order-cache.ts';
+import type { SecretBox } from '../orders/secret-box.ts';
+import type { SolverConfig } from '../config/service-config.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
 import { Quoter } from '../pricing/quote.ts';
 import type { Strategy } from '../pricing/strategies.ts';
@@ -15,8 +18,10 @@ import { registerMetrics } from './metrics.ts';
 import { earningsRoutes } from './routes/earnings.ts';
 import { healthRoutes } from './routes/health.ts';
 import { liquidityRoutes } from './routes/liquidity.ts';
+import { orderListRoutes } from './routes/order-list.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { quoteRoutes } from './routes/quotes.ts';
+import { createOrderRoutes } from './routes/create-order.ts';
 import { registryRoutes } from './routes/registry.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 
@@ -26,6 +31,11 @@ export interface ApiOptions {
   prices: PriceSource;
   /** The solvers' strategies (none: every pair is unknown). */
   strategies?: readonly Strategy[];
+  solvers?: readonly SolverConfig[];
+  /** Encrypts service-held secrets and keys at rest. */
+  secrets: SecretBox;
+  /** Asset ids affiliate fees may be paid in; the first is the default. */
+  affiliateFeeAssets?: readonly string[];
   version: string;
   logger?: FastifyServerOptions['logger'];
   /** How long API-key lookups are remembered. */
@@ -49,6 +59,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const auth = new ApiKeyAuth(db, options.authCacheMs);
   const orders = new OrderCache(db, options.orderCacheMs ?? 0);
   const stopOrderCache = await orders.start(options.store);
+  const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset));
   app.addHook('onClose', stopOrderCache);
   const ctx: ApiContext = {
     db,
@@ -56,7 +67,15 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     prices: options.prices,
     auth,
     orders,
-    quoter: new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset)),
+    quoter,
+    orderCreator: new OrderCreator({
+      db,
+      registry: options.registry,
+      quoter,
+      secrets: options.secrets,
+      solvers: options.solvers ?? [],
+      affiliateFeeAssets: (options.affiliateFeeAssets ?? []).map((id) => options.registry.asset(id)!),
+    }),
     version: options.version,
   };
 
@@ -102,7 +121,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   healthRoutes(app, ctx);
   registryRoutes(app, ctx);
   orderRoutes(app, ctx);
+  orderListRoutes(app, ctx);
   quoteRoutes(app, ctx);
+  createOrderRoutes(app, ctx);
   liquidityRoutes(app, ctx);
   earningsRoutes(app, ctx);
   return app;

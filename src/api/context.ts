@@ -1,6 +1,7 @@
 import type { Registry } from '../chains/registry.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
 import type { Quoter } from '../pricing/quote.ts';
+import type { OrderCreator } from '../orders/create-order.ts';
 import type { OrderCache } from '../orders/order-cache.ts';
 import type { Db } from '../store/database.ts';
 import type { ApiKeyAuth } from './auth.ts';
@@ -13,5 +14,6 @@ export interface ApiContext {
   auth: ApiKeyAuth;
   orders: OrderCache;
   quoter: Quoter;
+  orderCreator: OrderCreator;
   version: string;
 }

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ORDER_STATUSES } from '../orders/status.ts';
 
 /** Schemas of the HTTP API, as interface-spec.md shapes it; they drive validation, serialization and /docs. */
 
@@ -125,8 +126,23 @@ export const Order = Type.Object(
     version: Type.String(),
     solver_id: Type.String(),
     slippage: Type.Integer({ description: 'Bips' }),
+    status: Type.Union(
+      ORDER_STATUSES.map((s) => Type.Literal(s)),
+      { description: 'Derived from the swaps, the deadline and the chain heights: see docs/order-status.md' },
+    ),
   },
   { $id: 'Order' },
+);
+
+export const PaginatedOrders = Type.Object(
+  {
+    data: Type.Array(Type.Ref('Order')),
+    page: Type.Integer({ description: 'This page, from 1' }),
+    total_pages: Type.Integer({ description: 'ceil(total_items / per_page); 0 when nothing matches' }),
+    total_items: Type.Integer({ description: 'Orders matching the filters' }),
+    per_page: Type.Integer(),
+  },
+  { $id: 'PaginatedOrders' },
 );
 
 export const TxRequest = Type.Object(
@@ -224,6 +240,20 @@ export const PriceQuote = Type.Object(
   { $id: 'PriceQuote' },
 );
 
+export const CreatedOrder = Type.Object(
+  {
+    order_id: Type.String(),
+    to: Type.Optional(Type.String({ description: 'EVM/Tron: the HTLC contract; Bitcoin family: the HTLC address to pay' })),
+    amount: Type.Optional(Type.String({ description: 'Base units to lock' })),
+    typed_data: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'EIP-712 (EVM, Tron) or SNIP-12 (Starknet) data to sign for gasless initiation; null without gasless' })),
+    approval_transaction: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+    initiate_transaction: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    versioned_tx: Type.Optional(Type.String({ description: 'Solana: base64 unsigned v0 transaction, the client pays fees' })),
+    versioned_tx_gasless: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Solana SPL: the relayer pays fees' })),
+  },
+  { $id: 'CreatedOrder', additionalProperties: true },
+);
+
 export const Health = Type.Object(
   { status: Type.String(), result: Type.Object({ database: Type.String(), version: Type.String() }) },
   { $id: 'Health' },
@@ -240,6 +270,7 @@ export const SHARED_SCHEMAS = [
   Swap,
   AffiliateFee,
   Order,
+  PaginatedOrders,
   TxRequest,
   Initiate,
   Quote,
@@ -247,6 +278,7 @@ export const SHARED_SCHEMAS = [
   Liquidity,
   EarningsEntry,
   PriceQuote,
+  CreatedOrder,
   Health,
 ];
 

@@ -1,9 +1,12 @@
-import { isAddress } from 'viem';
+import { normalizeParty, usesScriptKeys } from '../chains/families.ts';
 import type { Registry } from '../chains/registry.ts';
 import { ConfigError } from '../config/schema-check.ts';
 import type { SolverConfig } from '../config/service-config.ts';
 
-/** Checks that every solver address names a registry chain and, on EVM chains, is a valid address. */
+/**
+ * Checks that every solver address names a registry chain and is valid there: an address on
+ * account chains, the x-only public key its HTLC scripts name on Bitcoin-family chains.
+ */
 export function checkSolvers(solvers: readonly SolverConfig[], registry: Registry, source: string): void {
   const ids = new Set<string>();
   solvers.forEach((solver, i) => {
@@ -13,8 +16,13 @@ export function checkSolvers(solvers: readonly SolverConfig[], registry: Registr
       const field = `${source}: solvers[${i}].addresses.${chainKey}`;
       const chain = registry.chain(chainKey);
       if (!chain) throw new ConfigError(`${field}: no chain ${chainKey} in the registry`);
-      if (chain.family === 'evm' && !isAddress(address, { strict: true })) {
-        throw new ConfigError(`${field}: ${address} is not a valid EVM address (hex, EIP-55 checksum)`);
+      if (normalizeParty(chain, address) === undefined) {
+        const expected = usesScriptKeys(chain)
+          ? 'an x-only public key (64 hex characters)'
+          : chain.family === 'evm'
+            ? 'a valid EVM address (hex, EIP-55 checksum)'
+            : `a valid ${chain.family} address`;
+        throw new ConfigError(`${field}: ${address} is not ${expected}`);
       }
     }
   });

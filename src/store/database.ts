@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_orders.ts';
+import * as m0003 from './migrations/0003_chain_heights.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -28,6 +29,7 @@ export interface Store {
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_orders': m0002,
+  '0003_chain_heights': m0003,
 };
 
 const TEXT_TYPES = {

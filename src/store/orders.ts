@@ -57,6 +57,8 @@ export interface OrderRecord {
   version: string;
   slippage: number;
   secretHash: string;
+  /** Fingerprint of the create request (empty for orders written otherwise). */
+  requestHash: string;
   deadline: string;
   createdAt: string;
   source: SwapRecord;
@@ -97,82 +99,76 @@ export interface NewOrder {
   quote: { feeBips: number; fixedFee: string; estimatedTime: number };
 }
 
-/** Writes an order with both swaps, its quote and its affiliate fees in one transaction. */
-export async function insertOrder(db: Db, order: NewOrder): Promise<void> {
-  await db.transaction().execute((tx) => writeOrder(tx, order));
+export interface Reservation {
+  solverId: string;
+  asset: string;
+  amount: bigint;
 }
 
-/** The writes of `insertOrder`, inside a transaction the caller holds. */
-export async function writeOrder(tx: Db, order: NewOrder): Promise<void> {
-  await tx
-    .insertInto('orders')
-    .values({
-      id: order.id,
-      app_id: order.appId,
-      nonce: order.nonce,
-      solver_id: order.solverId,
-      integrator: order.integrator,
-      version: order.version,
-      slippage: order.slippage,
-      secret_hash: order.secretHash,
-      secret_ciphertext: order.secretCiphertext ?? null,
-      delegate_key_ciphertext: order.delegateKeyCiphertext ?? null,
-      request_hash: order.requestHash ?? '',
-      deadline: order.deadline,
-    })
-    .execute();
-  const swapRow = (side: 'source' | 'destination', s: NewSwap) => ({
-    order_id: order.id,
-    side,
-    swap_id: s.swapId,
-    chain: s.chain,
-    asset: s.asset,
-    initiator: s.initiator,
-    redeemer: s.redeemer,
-    delegate: s.delegate ?? '',
-    timelock: s.timelock,
-    amount: s.amount,
-    asset_price: s.assetPrice,
-    secret_hash: order.secretHash,
-    required_confirmations: s.requiredConfirmations,
-  });
-  await tx
-    .insertInto('swaps')
-    .values([swapRow('source', order.source), swapRow('destination', order.destination)])
-    .execute();
-  await tx
-    .insertInto('quotes')
-    .values({
-      order_id: order.id,
-      solver_id: order.solverId,
-      source_asset: order.source.asset,
-      destination_asset: order.destination.asset,
-      source_amount: order.source.amount,
-      destination_amount: order.destination.amount,
-      source_price: order.source.assetPrice,
-      destination_price: order.destination.assetPrice,
-      fee_bips: order.quote.feeBips,
-      fixed_fee: order.quote.fixedFee,
-      slippage: order.slippage,
-      estimated_time: order.quote.estimatedTime,
-      deadline: order.deadline,
-    })
-    .execute();
-  if (order.affiliateFees.length > 0) {
-    await tx
-      .insertInto('affiliate_fees')
-      .values(
-        order.affiliateFees.map((f, position) => ({
-          order_id: order.id,
-          position,
-          address: f.address,
-          fee_bips: f.fee,
-          asset: f.asset,
-          amount: f.amount,
-        })),
-      )
-      .execute();
-  }
+/** Writes an order with both swaps, its quote and its affiliate fees, atomically. */
+export async function insertOrder(db: Db, order: NewOrder): Promise<void> {
+  await writeOrder(db, order);
+}
+
+/**
+ * Writes an order, its swaps, quote and fees in ONE statement (data-modifying CTEs), atomically and
+ * in one round trip. With a reservation, the statement first reserves the solver's liquidity and
+ * writes nothing when there is not enough: the result says whether the order was written.
+ */
+export async function writeOrder(db: Db, order: NewOrder, reservation?: Reservation): Promise<boolean> {
+  const swap = (side: 'source' | 'destination', s: NewSwap) =>
+    sql`(${side}, ${s.swapId}, ${s.chain}, ${s.asset}, ${s.initiator}, ${s.redeemer}, ${s.delegate ?? ''},
+      ${s.timelock.toString()}::bigint, ${s.amount.toString()}::numeric, ${s.assetPrice}::float8, ${s.requiredConfirmations}::int)`;
+  const gate = reservation
+    ? sql`update solver_balances set committed = committed + ${reservation.amount.toString()}::numeric
+        where solver_id = ${reservation.solverId} and asset = ${reservation.asset}
+          and balance - committed >= ${reservation.amount.toString()}::numeric
+        returning 1`
+    : sql`select 1`;
+  const fees =
+    order.affiliateFees.length === 0
+      ? sql``
+      : sql`, new_fees as (
+          insert into affiliate_fees (order_id, position, address, fee_bips, asset, amount)
+          select new_order.id, f.position, f.address, f.fee_bips, f.asset, f.amount from new_order cross join (values ${sql.join(
+            order.affiliateFees.map(
+              (f, i) => sql`(${i}::int, ${f.address}, ${f.fee}::int, ${f.asset}, ${f.amount.toString()}::numeric)`,
+            ),
+          )}) as f(position, address, fee_bips, asset, amount)
+          returning 1)`;
+  const result = await sql<{ written: string }>`
+    with gate as (${gate}),
+    new_order as (
+      insert into orders (id, app_id, nonce, solver_id, integrator, version, slippage, secret_hash,
+        secret_ciphertext, delegate_key_ciphertext, request_hash, deadline)
+      select ${order.id}, ${order.appId}, ${order.nonce}, ${order.solverId}, ${order.integrator}, ${order.version},
+        ${order.slippage}::int, ${order.secretHash}, ${order.secretCiphertext ?? null}::bytea,
+        ${order.delegateKeyCiphertext ?? null}::bytea, ${order.requestHash ?? ''}, ${order.deadline.toString()}::bigint
+      from gate
+      returning id
+    ),
+    new_swaps as (
+      insert into swaps (order_id, side, swap_id, chain, asset, initiator, redeemer, delegate, timelock, amount,
+        asset_price, required_confirmations, secret_hash)
+      select new_order.id, v.side, v.swap_id, v.chain, v.asset, v.initiator, v.redeemer, v.delegate, v.timelock,
+        v.amount, v.asset_price, v.required_confirmations, ${order.secretHash}
+      from new_order cross join (values ${swap('source', order.source)}, ${swap('destination', order.destination)})
+        as v(side, swap_id, chain, asset, initiator, redeemer, delegate, timelock, amount, asset_price, required_confirmations)
+      returning 1
+    ),
+    new_quote as (
+      insert into quotes (order_id, solver_id, source_asset, destination_asset, source_amount, destination_amount,
+        source_price, destination_price, fee_bips, fixed_fee, slippage, estimated_time, deadline)
+      select new_order.id, ${order.solverId}, ${order.source.asset}, ${order.destination.asset},
+        ${order.source.amount.toString()}::numeric, ${order.destination.amount.toString()}::numeric,
+        ${order.source.assetPrice}::float8, ${order.destination.assetPrice}::float8, ${order.quote.feeBips}::int,
+        ${order.quote.fixedFee}, ${order.slippage}::int, ${order.quote.estimatedTime}::int, ${order.deadline.toString()}::bigint
+      from new_order
+      returning 1
+    )${fees}
+    select count(*)::text as written from new_order
+  `.execute(db);
+  return result.rows[0]?.written === '1';
 }
 
 const SWAP_COLUMNS = [
@@ -213,7 +209,7 @@ type SwapRow = { [K in (typeof SWAP_COLUMNS)[number]]: SwapsTable[K] extends { _
 export async function findOrder(db: Db, id: string): Promise<OrderRecord | undefined> {
   const result = await sql<Record<string, unknown>>`
     select o.id, o.app_id, o.nonce, o.solver_id, o.integrator, o.version, o.slippage, o.secret_hash,
-      o.deadline, o.created_at,
+      o.request_hash, o.deadline, o.created_at,
       q.source_amount, q.destination_amount, q.source_price, q.destination_price, q.fee_bips, q.fixed_fee,
       q.estimated_time,
       ${swapColumns('s')}, ${swapColumns('d')},
@@ -268,6 +264,7 @@ export async function findOrder(db: Db, id: string): Promise<OrderRecord | undef
     version: row.version as string,
     slippage: row.slippage as number,
     secretHash: row.secret_hash as string,
+    requestHash: row.request_hash as string,
     deadline: row.deadline as string,
     createdAt: row.created_at as string,
     source: swap('s'),
@@ -283,4 +280,10 @@ export async function findOrder(db: Db, id: string): Promise<OrderRecord | undef
       estimatedTime: row.estimated_time as number,
     },
   };
+}
+
+/** The order an app made with a nonce, if any. */
+export async function findOrderByNonce(db: Db, appId: string, nonce: string): Promise<OrderRecord | undefined> {
+  const row = await db.selectFrom('orders').select('id').where('app_id', '=', appId).where('nonce', '=', nonce).executeTakeFirst();
+  return row && findOrder(db, row.id);
 }

@@ -188,6 +188,12 @@ export interface WorkerLeasesTable {
   expires_at: Timestamp;
 }
 
+export interface ChainHeightsTable {
+  chain: string;
+  height: Decimal;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   apps: AppsTable;
   chains: ChainsTable;
@@ -202,4 +208,5 @@ export interface Database {
   affiliate_earnings: AffiliateEarningsTable;
   relayer_jobs: RelayerJobsTable;
   worker_leases: WorkerLeasesTable;
+  chain_heights: ChainHeightsTable;
 }

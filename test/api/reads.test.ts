@@ -42,7 +42,7 @@ describeEachStore('API reads', (kind) => {
     const o = body.result;
     assert.deepEqual(Object.keys(o).sort(), [
       'affiliate_fees', 'created_at', 'deadline', 'destination_swap', 'integrator', 'nonce', 'order_id', 'slippage',
-      'solver_id', 'source_swap', 'version',
+      'solver_id', 'source_swap', 'status', 'version',
     ]);
     assert.equal(o.order_id, order.id);
     assert.match(o.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
@@ -63,6 +63,7 @@ describeEachStore('API reads', (kind) => {
     assert.equal(s.initiate_timestamp, null);
     assert.equal(s.secret_hash, order.secretHash);
     assert.equal(o.destination_swap.amount, '99700');
+    assert.equal(o.status, 'created');
   });
 
   test('swap progress shows as the spec formats it', async () => {
@@ -77,6 +78,7 @@ describeEachStore('API reads', (kind) => {
     assert.equal(s.initiate_block_number, '123456789012');
     assert.equal(s.initiate_timestamp, '2026-03-04T05:06:07Z');
     assert.equal(s.current_confirmations, 1);
+    assert.equal((await get(`/v2/orders/${order.id}`)).body.result.status, 'initiated');
     const quote = (await get(`/v3/quote/${order.id}`, undefined)).body.result;
     assert.equal(quote.status, 'accepted');
     await t.store.db.updateTable('swaps').set({ initiate_tx_hash: '', initiate_block_number: 0n, initiate_timestamp: null }).where('order_id', '=', order.id).execute();
@@ -203,6 +205,7 @@ describeEachStore('API reads', (kind) => {
       ['/v2/liquidity', 'get', [200, 401]],
       ['/v2/apps/earnings', 'get', [200, 401]],
       ['/v2/orders/{order}', 'get', [200, 400, 401, 404]],
+      ['/v2/orders', 'get', [200, 400, 401]],
       ['/v3/quote/{id}', 'get', [200, 400, 404]],
       ['/health', 'get', [200, 503]],
     ];
@@ -216,7 +219,7 @@ describeEachStore('API reads', (kind) => {
     assert.ok(doc.paths['/v3/chains'].get.parameters.some((p: Json) => p.name === 'asset' && p.schema.enum.length === 7));
     assert.deepEqual(doc.paths['/v3/chains'].get.security, [{ appId: [] }, { gardenAppId: [] }]);
     assert.equal(doc.paths['/v3/quote/{id}'].get.security, undefined);
-    for (const name of ['Order', 'Swap', 'Quote', 'Chain', 'AssetV2', 'AssetV3', 'Liquidity', 'EarningsEntry', 'ErrorEnvelope']) {
+    for (const name of ['Order', 'PaginatedOrders', 'Swap', 'Quote', 'Chain', 'AssetV2', 'AssetV3', 'Liquidity', 'EarningsEntry', 'ErrorEnvelope']) {
       assert.ok(doc.components.schemas[name]?.properties, `component ${name}`);
     }
     assert.equal(doc.components.securitySchemes.appId.name, 'service-app-id');

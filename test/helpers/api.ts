@@ -1,15 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../src/api/app.ts';
-import { loadRegistry } from '../../src/chains/registry.ts';
+import { loadRegistry, type Registry } from '../../src/chains/registry.ts';
+import { randomBytes } from 'node:crypto';
+import { SecretBox } from '../../src/orders/secret-box.ts';
 import { StaticPriceSource } from '../../src/pricing/price-source.ts';
+import { buildStrategies } from '../../src/pricing/strategies.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
-import { LOCALNET_REGISTRY_PATH, seedBasics } from './fixtures.ts';
+import { LOCALNET_REGISTRY_PATH, seedBasics, SOLVER, TEST_STRATEGIES } from './fixtures.ts';
 import { openTestStore } from './stores.ts';
 
 export const TEST_PRICES = { bitcoin: 95000, 'usd-coin': 1, ethereum: 3200, litecoin: 90 };
 
 export interface TestApi {
   api: FastifyInstance;
+  registry: Registry;
   store: Store;
   key: string;
   appId: string;
@@ -21,10 +25,21 @@ export async function openTestApi(kind: StoreKind, registryPath = LOCALNET_REGIS
   const store = await openTestStore(kind);
   const registry = loadRegistry(registryPath);
   const { app, key } = await seedBasics(store.db, registry);
-  const api = await buildApi({ store, registry, prices: new StaticPriceSource(TEST_PRICES), version: 'test' });
+  const localnet = registry.network === 'localnet';
+  const api = await buildApi({
+    store,
+    registry,
+    prices: new StaticPriceSource(TEST_PRICES),
+    strategies: localnet ? buildStrategies(TEST_STRATEGIES, [SOLVER], registry) : [],
+    solvers: localnet ? [SOLVER] : [],
+    secrets: new SecretBox(randomBytes(32)),
+    affiliateFeeAssets: localnet ? ['ethereum_localnet:usdc', 'arbitrum_localnet:usdc'] : [],
+    version: 'test',
+  });
   await api.ready();
   return {
     api,
+    registry,
     store,
     key,
     appId: app.id,

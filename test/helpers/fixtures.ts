@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadRegistry, type Registry } from '../../src/chains/registry.ts';
-import { PACKAGE_ROOT, type SolverConfig } from '../../src/config/service-config.ts';
+import { PACKAGE_ROOT, type SolverConfig, type StrategyConfig } from '../../src/config/service-config.ts';
 import { createApp } from '../../src/store/apps.ts';
 import type { Db } from '../../src/store/database.ts';
 import type { NewOrder } from '../../src/store/orders.ts';
@@ -17,8 +17,24 @@ export const SOLVER: SolverConfig = {
   addresses: {
     ethereum_localnet: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
     arbitrum_localnet: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    // x-only key of anvil's second dev account key, the devnet solver's Bitcoin-family identity
+    litecoin_localnet: 'ba5734d8f7091719471e7f7ed6b9df170dc70cc661ca05e688601ad984f068b0',
   },
 };
+
+const WBTC = ['ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc'];
+const USDC = ['ethereum_localnet:usdc', 'arbitrum_localnet:usdc'];
+const ETH = ['ethereum_localnet:eth', 'arbitrum_localnet:eth'];
+
+/** The test solver's pairs: like-for-like across the two EVM chains, BTC/ETH <-> USD, and LTC <-> WBTC. */
+export const TEST_STRATEGIES: StrategyConfig[] = [
+  { solver: SOLVER.id, from: WBTC, to: WBTC, fee_bips: 30 },
+  { solver: SOLVER.id, from: USDC, to: USDC, fee_bips: 10 },
+  { solver: SOLVER.id, from: ETH, to: ETH, fee_bips: 30 },
+  { solver: SOLVER.id, from: [...WBTC, ...ETH], to: USDC, fee_bips: 30, spread_bips: 10 },
+  { solver: SOLVER.id, from: 'litecoin_localnet:ltc', to: WBTC, fee_bips: 30 },
+  { solver: SOLVER.id, from: WBTC, to: 'litecoin_localnet:ltc', fee_bips: 30 },
+];
 
 export const USER = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 

@@ -81,7 +81,8 @@ test('strategy config errors name the field', () => {
     [{ solver: SOLVER.id, from: ['ethereum_localnet:wbtc', 'ethereum_localnet:usdc'], to: 'arbitrum_localnet:wbtc', fee_bips: 1, min_amount: '5' }, /strategies\[0\]\.min_amount: amounts are in base units of one source asset/],
     [{ solver: SOLVER.id, from: 'ethereum_localnet:wbtc', to: 'arbitrum_localnet:wbtc', fee_bips: 1, min_amount: '9', max_amount: '5' }, /strategies\[0\]\.min_amount: is greater than max_amount/],
   ];
-  for (const [config, message] of bad) assert.throws(() => buildStrategies([config as never], [SOLVER], registry), message);
+  const evmOnly = { ...SOLVER, addresses: { ethereum_localnet: SOLVER.addresses.ethereum_localnet!, arbitrum_localnet: SOLVER.addresses.arbitrum_localnet! } };
+  for (const [config, message] of bad) assert.throws(() => buildStrategies([config as never], [evmOnly], registry), message);
   const twice = { solver: SOLVER.id, from: 'ethereum_localnet:wbtc', to: 'arbitrum_localnet:wbtc', fee_bips: 1 };
   assert.throws(() => buildStrategies([twice, twice], [SOLVER], registry), /strategies\[1\]: solver .* already has a strategy/);
 });

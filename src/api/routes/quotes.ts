@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { invalid } from '../../errors.ts';
+import { MAX_AFFILIATE_FEE_BIPS, MAX_SLIPPAGE_BIPS } from '../../orders/limits.ts';
 import { amountView } from '../../orders/quote-view.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, Ok } from '../schemas.ts';
 
 const Amount = Type.String({ pattern: '^[0-9]{1,78}$', errorMessage: 'must be a whole number of base units' });
 
-export const MAX_SLIPPAGE_BIPS = 500;
-export const MAX_AFFILIATE_FEE_BIPS = 1000;
 
 interface QuoteQuery {
   from: string;
