@@ -6,6 +6,7 @@ import pg from 'pg';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_orders.ts';
 import * as m0003 from './migrations/0003_chain_heights.ts';
+import * as m0004 from './migrations/0004_create_order_function.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_orders': m0002,
   '0003_chain_heights': m0003,
+  '0004_create_order_function': m0004,
 };
 
 const TEXT_TYPES = {

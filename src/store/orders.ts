@@ -111,64 +111,62 @@ export async function insertOrder(db: Db, order: NewOrder): Promise<void> {
 }
 
 /**
- * Writes an order, its swaps, quote and fees in ONE statement (data-modifying CTEs), atomically and
- * in one round trip. With a reservation, the statement first reserves the solver's liquidity and
- * writes nothing when there is not enough: the result says whether the order was written.
+ * Writes an order, its swaps, quote and fees in one call of the `create_order` function (migration
+ * 0004): atomic, one round trip. With a reservation, the solver's liquidity is reserved too, and
+ * nothing is written when there is not enough: the result says whether the order was written.
  */
 export async function writeOrder(db: Db, order: NewOrder, reservation?: Reservation): Promise<boolean> {
-  const swap = (side: 'source' | 'destination', s: NewSwap) =>
-    sql`(${side}, ${s.swapId}, ${s.chain}, ${s.asset}, ${s.initiator}, ${s.redeemer}, ${s.delegate ?? ''},
-      ${s.timelock.toString()}::bigint, ${s.amount.toString()}::numeric, ${s.assetPrice}::float8, ${s.requiredConfirmations}::int)`;
-  const gate = reservation
-    ? sql`update solver_balances set committed = committed + ${reservation.amount.toString()}::numeric
-        where solver_id = ${reservation.solverId} and asset = ${reservation.asset}
-          and balance - committed >= ${reservation.amount.toString()}::numeric
-        returning 1`
-    : sql`select 1`;
-  const fees =
-    order.affiliateFees.length === 0
-      ? sql``
-      : sql`, new_fees as (
-          insert into affiliate_fees (order_id, position, address, fee_bips, asset, amount)
-          select new_order.id, f.position, f.address, f.fee_bips, f.asset, f.amount from new_order cross join (values ${sql.join(
-            order.affiliateFees.map(
-              (f, i) => sql`(${i}::int, ${f.address}, ${f.fee}::int, ${f.asset}, ${f.amount.toString()}::numeric)`,
-            ),
-          )}) as f(position, address, fee_bips, asset, amount)
-          returning 1)`;
-  const result = await sql<{ written: string }>`
-    with gate as (${gate}),
-    new_order as (
-      insert into orders (id, app_id, nonce, solver_id, integrator, version, slippage, secret_hash,
-        secret_ciphertext, delegate_key_ciphertext, request_hash, deadline)
-      select ${order.id}, ${order.appId}, ${order.nonce}, ${order.solverId}, ${order.integrator}, ${order.version},
-        ${order.slippage}::int, ${order.secretHash}, ${order.secretCiphertext ?? null}::bytea,
-        ${order.delegateKeyCiphertext ?? null}::bytea, ${order.requestHash ?? ''}, ${order.deadline.toString()}::bigint
-      from gate
-      returning id
-    ),
-    new_swaps as (
-      insert into swaps (order_id, side, swap_id, chain, asset, initiator, redeemer, delegate, timelock, amount,
-        asset_price, required_confirmations, secret_hash)
-      select new_order.id, v.side, v.swap_id, v.chain, v.asset, v.initiator, v.redeemer, v.delegate, v.timelock,
-        v.amount, v.asset_price, v.required_confirmations, ${order.secretHash}
-      from new_order cross join (values ${swap('source', order.source)}, ${swap('destination', order.destination)})
-        as v(side, swap_id, chain, asset, initiator, redeemer, delegate, timelock, amount, asset_price, required_confirmations)
-      returning 1
-    ),
-    new_quote as (
-      insert into quotes (order_id, solver_id, source_asset, destination_asset, source_amount, destination_amount,
-        source_price, destination_price, fee_bips, fixed_fee, slippage, estimated_time, deadline)
-      select new_order.id, ${order.solverId}, ${order.source.asset}, ${order.destination.asset},
-        ${order.source.amount.toString()}::numeric, ${order.destination.amount.toString()}::numeric,
-        ${order.source.assetPrice}::float8, ${order.destination.assetPrice}::float8, ${order.quote.feeBips}::int,
-        ${order.quote.fixedFee}, ${order.slippage}::int, ${order.quote.estimatedTime}::int, ${order.deadline.toString()}::bigint
-      from new_order
-      returning 1
-    )${fees}
-    select count(*)::text as written from new_order
-  `.execute(db);
-  return result.rows[0]?.written === '1';
+  const hex = (bytes: Uint8Array | null | undefined) => (bytes ? Buffer.from(bytes).toString('hex') : null);
+  const swap = (side: 'source' | 'destination', s: NewSwap) => ({
+    side,
+    swap_id: s.swapId,
+    chain: s.chain,
+    asset: s.asset,
+    initiator: s.initiator,
+    redeemer: s.redeemer,
+    delegate: s.delegate ?? '',
+    timelock: s.timelock.toString(),
+    amount: s.amount.toString(),
+    asset_price: s.assetPrice,
+    required_confirmations: s.requiredConfirmations,
+  });
+  const payload = {
+    id: order.id,
+    app_id: order.appId,
+    nonce: order.nonce,
+    solver_id: order.solverId,
+    integrator: order.integrator,
+    version: order.version,
+    slippage: order.slippage,
+    secret_hash: order.secretHash,
+    secret_ciphertext: hex(order.secretCiphertext),
+    delegate_key_ciphertext: hex(order.delegateKeyCiphertext),
+    request_hash: order.requestHash ?? '',
+    deadline: order.deadline.toString(),
+    swaps: [swap('source', order.source), swap('destination', order.destination)],
+    quote: {
+      source_asset: order.source.asset,
+      destination_asset: order.destination.asset,
+      source_amount: order.source.amount.toString(),
+      destination_amount: order.destination.amount.toString(),
+      source_price: order.source.assetPrice,
+      destination_price: order.destination.assetPrice,
+      fee_bips: order.quote.feeBips,
+      fixed_fee: order.quote.fixedFee,
+      estimated_time: order.quote.estimatedTime,
+    },
+    fees: order.affiliateFees.map((f) => ({ address: f.address, fee: f.fee, asset: f.asset, amount: f.amount.toString() })),
+  };
+  const reserve = reservation
+    ? JSON.stringify({ solver_id: reservation.solverId, asset: reservation.asset, amount: reservation.amount.toString() })
+    : null;
+  try {
+    await sql`select create_order(${JSON.stringify(payload)}::jsonb, ${reserve}::jsonb)`.execute(db);
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'HL001') return false;
+    throw err;
+  }
 }
 
 const SWAP_COLUMNS = [

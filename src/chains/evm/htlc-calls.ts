@@ -1,4 +1,4 @@
-import { encodeFunctionData, erc20Abi, numberToHex, type Address, type Hex } from 'viem';
+import { concat, encodeAbiParameters, erc20Abi, numberToHex, toFunctionSelector, type Address, type Hex } from 'viem';
 
 /** The HTLC's self-broadcast initiate; selector 0x97ffc7ae, as Garden's deployed contracts. */
 export const htlcInitiateAbi = [
@@ -25,6 +25,12 @@ export interface TxRequest {
   chain_id: number;
 }
 
+// Selectors computed once: viem's encodeFunctionData hashes the signature on every call.
+const INITIATE = htlcInitiateAbi[0];
+const INITIATE_SELECTOR = toFunctionSelector(INITIATE);
+const APPROVE = erc20Abi.find((item) => item.type === 'function' && item.name === 'approve')!;
+const APPROVE_SELECTOR = toFunctionSelector(APPROVE);
+
 const INITIATE_GAS = 200_000n;
 const APPROVE_GAS = 100_000n;
 
@@ -40,11 +46,10 @@ export function initiateTransaction(input: {
   return {
     to: input.htlc,
     value: numberToHex(input.native ? input.amount : 0n),
-    data: encodeFunctionData({
-      abi: htlcInitiateAbi,
-      functionName: 'initiate',
-      args: [input.redeemer, input.timelock, input.amount, input.secretHash],
-    }),
+    data: concat([
+      INITIATE_SELECTOR,
+      encodeAbiParameters(INITIATE.inputs, [input.redeemer, input.timelock, input.amount, input.secretHash]),
+    ]),
     gas_limit: numberToHex(INITIATE_GAS),
     chain_id: input.chainId,
   };
@@ -55,7 +60,7 @@ export function approvalTransaction(input: { chainId: number; token: Address; ht
   return {
     to: input.token,
     value: '0x0',
-    data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [input.htlc, input.amount] }),
+    data: concat([APPROVE_SELECTOR, encodeAbiParameters(APPROVE.inputs, [input.htlc, input.amount])]),
     gas_limit: numberToHex(APPROVE_GAS),
     chain_id: input.chainId,
   };
