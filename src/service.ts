@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from './api/app.ts';
+import { chainSigningOptions } from './chains/chain-access.ts';
 import { loadRegistry, type Registry } from './chains/registry.ts';
 import type { ServiceConfig } from './config/service-config.ts';
 import { HttpPriceFeed } from './pricing/http-price-feed.ts';
@@ -29,6 +30,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
   config.affiliateFeeAssets.forEach((id, i) => {
     if (!registry.asset(id)?.isActive) throw new ConfigError(`config: affiliate_fee_assets[${i}]: ${id} is not an active asset`);
   });
+  const signingOptions = chainSigningOptions(config.chains, registry);
   const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined));
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const stoppers: Array<() => unknown> = [];
@@ -45,6 +47,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       solvers: config.solvers,
       secrets,
       affiliateFeeAssets: config.affiliateFeeAssets,
+      signingOptions,
       version: VERSION,
       logger: { level: config.logLevel },
       orderCacheMs: config.orderCacheMs,

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ChainSigningOptions } from '../chains/chain-access.ts';
 import type { Registry } from '../chains/registry.ts';
 import { OrderCreator } from '../orders/create-order.ts';
 import { OrderCache } from '../orders/order-cache.ts';
@@ -36,6 +37,8 @@ export interface ApiOptions {
   secrets: SecretBox;
   /** Asset ids affiliate fees may be paid in; the first is the default. */
   affiliateFeeAssets?: readonly string[];
+  /** Chain access that building some families' transactions needs (Solana blockhashes, relayers). */
+  signingOptions?: ChainSigningOptions;
   version: string;
   logger?: FastifyServerOptions['logger'];
   /** How long API-key lookups are remembered. */
@@ -68,6 +71,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     auth,
     orders,
     quoter,
+    ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     orderCreator: new OrderCreator({
       db,
       registry: options.registry,
@@ -75,6 +79,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       secrets: options.secrets,
       solvers: options.solvers ?? [],
       affiliateFeeAssets: (options.affiliateFeeAssets ?? []).map((id) => options.registry.asset(id)!),
+      ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     }),
     version: options.version,
   };

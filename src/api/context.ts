@@ -1,3 +1,4 @@
+import type { ChainSigningOptions } from '../chains/chain-access.ts';
 import type { Registry } from '../chains/registry.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
 import type { Quoter } from '../pricing/quote.ts';
@@ -15,5 +16,7 @@ export interface ApiContext {
   orders: OrderCache;
   quoter: Quoter;
   orderCreator: OrderCreator;
+  /** Chain access for building transactions (Solana blockhashes, relayers). */
+  signingOptions?: ChainSigningOptions;
   version: string;
 }

@@ -170,6 +170,15 @@ export const Initiate = Type.Union(
       to: Type.String({ description: 'The taproot HTLC address to fund' }),
       amount: BaseUnits('Exact amount to send'),
     }),
+    Type.Object({
+      type: Type.Literal('solana'),
+      versioned_tx: Type.String({ description: 'Base64 unsigned v0 transaction on a recent blockhash; the client signs and sends it' }),
+    }),
+    Type.Object({
+      type: Type.Union([Type.Literal('starknet'), Type.Literal('tron')]),
+      approval_transaction: Type.Object({}, { additionalProperties: true }),
+      initiate_transaction: Type.Object({}, { additionalProperties: true }),
+    }),
     Type.Null(),
   ],
   { $id: 'Initiate' },

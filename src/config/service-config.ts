@@ -45,6 +45,14 @@ const PriceFeedSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const ChainAccessSchema = Type.Object(
+  {
+    rpc_url: Type.Optional(Type.String({ pattern: '^https?://', description: 'JSON-RPC endpoint of the chain' })),
+    relayer: Type.Optional(Type.String({ minLength: 1, description: 'the relayer account that pays gasless actions' })),
+  },
+  { additionalProperties: false },
+);
+
 export const ServiceConfigSchema = Type.Object(
   {
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
@@ -64,6 +72,7 @@ export const ServiceConfigSchema = Type.Object(
     strategies: Type.Optional(Type.Array(StrategySchema)),
     price_feed: Type.Optional(PriceFeedSchema),
     affiliate_fee_assets: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    chains: Type.Optional(Type.Record(Type.String(), ChainAccessSchema, { description: 'per chain key: how to reach it' })),
     order_cache_ms: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'safety bound on how long an order stays in the read cache (changes invalidate it at once); 0 turns the cache off' }),
     ),
@@ -75,6 +84,7 @@ export type ServiceConfigFile = Static<typeof ServiceConfigSchema>;
 export type SolverConfig = Static<typeof SolverSchema>;
 export type StrategyConfig = Static<typeof StrategySchema>;
 export type PriceFeedConfig = Static<typeof PriceFeedSchema>;
+export type ChainAccessConfig = Static<typeof ChainAccessSchema>;
 
 export interface ServiceConfig {
   port: number;
@@ -88,6 +98,7 @@ export interface ServiceConfig {
   strategies: StrategyConfig[];
   priceFeed: PriceFeedConfig | undefined;
   affiliateFeeAssets: string[];
+  chains: Record<string, ChainAccessConfig>;
   orderCacheMs: number;
 }
 
@@ -122,6 +133,7 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     strategies: file.strategies ?? [],
     priceFeed: file.price_feed,
     affiliateFeeAssets: file.affiliate_fee_assets ?? [],
+    chains: file.chains ?? {},
     orderCacheMs: file.order_cache_ms ?? 60_000,
   };
 }

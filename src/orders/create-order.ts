@@ -19,6 +19,7 @@ import {
   MAX_SLIPPAGE_BIPS,
 } from './limits.ts';
 import type { SecretBox } from './secret-box.ts';
+import { sourceTerms } from './source-terms.ts';
 
 /** The create-order body after schema validation (types checked, values not yet). */
 export interface CreateOrderBody {
@@ -328,16 +329,7 @@ export class OrderCreator {
   /** A request with an app's nonce that already made an order: the same order again, or a conflict. */
   private async replay(order: OrderRecord, requestHash: string, app: App): Promise<CreatedOrder> {
     if (order.requestHash !== requestHash) throw conflict('nonce: already used by this app for a different order');
-    const asset = this.deps.registry.asset(order.source.asset)!;
-    const scriptKeys = usesScriptKeys(asset.chain);
-    const terms: HtlcTerms = {
-      asset,
-      initiator: scriptKeys ? order.source.delegate : order.source.initiator,
-      redeemer: order.source.redeemer,
-      timelock: BigInt(order.source.timelock),
-      amount: BigInt(order.source.amount),
-      secretHash: order.secretHash,
-    };
+    const terms = sourceTerms(order, this.deps.registry)!;
     return { created: false, result: { order_id: order.id, ...(await this.signingData(terms, app)) } };
   }
 }

@@ -1,9 +1,10 @@
-import type { Address } from 'viem';
-import { approvalTransaction, initiateTransaction } from '../chains/evm/htlc-calls.ts';
 import { evmChainId } from '../chains/evm/index.ts';
+import type { ChainSigningOptions } from '../chains/chain-access.ts';
+import { familyHtlc } from '../chains/families.ts';
 import type { Asset, Registry } from '../chains/registry.ts';
 import { toDisplay, toUsd } from '../pricing/amounts.ts';
 import type { OrderRecord, SwapRecord } from '../store/orders.ts';
+import { sourceTerms } from './source-terms.ts';
 
 export type QuoteStatus = 'open' | 'accepted' | 'fulfilled' | 'expired' | 'refunded';
 
@@ -35,39 +36,41 @@ export function amountView(asset: Asset | undefined, assetId: string, amount: st
   };
 }
 
-/** What the client broadcasts itself to initiate the source, per source family (null where none). */
-export function initiateView(asset: Asset | undefined, order: OrderRecord) {
-  if (!asset) return null;
-  const chain = asset.chain;
-  const source = order.source;
-  if (chain.family === 'evm') {
-    const chainId = Number(evmChainId(chain));
-    const native = asset.token.schema === 'evm:native';
-    const htlc = asset.htlc.address as Address;
-    return {
-      type: 'evm' as const,
-      chain_id: chainId,
-      approval_transaction: native
-        ? null
-        : approvalTransaction({ chainId, token: asset.token.address as Address, htlc, amount: BigInt(source.amount) }),
-      initiate_transaction: initiateTransaction({
-        chainId,
-        htlc,
-        native,
-        redeemer: source.redeemer as Address,
-        timelock: BigInt(source.timelock),
-        amount: BigInt(source.amount),
-        secretHash: `0x${order.secretHash}`,
-      }),
-      core_to_evm_transfer: null,
-    };
+/**
+ * What the client broadcasts itself to initiate the source, in its family's shape (DESIGN.md
+ * section 2), built by the family's own signing code. Null where none can be built now (Solana
+ * without an RPC for a blockhash, families without HTLC code).
+ */
+export async function quoteInitiate(order: OrderRecord, registry: Registry, signing?: ChainSigningOptions) {
+  const terms = sourceTerms(order, registry);
+  const family = terms && familyHtlc(terms.asset.chain);
+  if (!terms || !family) return null;
+  let data: Record<string, unknown>;
+  try {
+    data = await family.sourceSigningData(terms, { ...(await signing?.(terms.asset)), gasless: false });
+  } catch {
+    return null;
   }
-  if (chain.family === 'bitcoin') return { type: 'bitcoin' as const, to: source.swapId, amount: source.amount };
-  return null;
+  switch (terms.asset.chain.family) {
+    case 'evm':
+      return {
+        type: 'evm',
+        chain_id: Number(evmChainId(terms.asset.chain)),
+        approval_transaction: data.approval_transaction,
+        initiate_transaction: data.initiate_transaction,
+        core_to_evm_transfer: null,
+      };
+    case 'bitcoin':
+      return { type: 'bitcoin', to: data.to, amount: data.amount };
+    case 'solana':
+      return { type: 'solana', versioned_tx: data.versioned_tx };
+    default:
+      return { type: terms.asset.chain.family, approval_transaction: data.approval_transaction, initiate_transaction: data.initiate_transaction };
+  }
 }
 
 /** `GET /v3/quote/{id}`: the order's firm quote. */
-export function quoteView(order: OrderRecord, registry: Registry, nowUnix: number) {
+export function quoteView(order: OrderRecord, registry: Registry, nowUnix: number, initiate: unknown) {
   const sourceAsset = registry.asset(order.source.asset);
   const destinationAsset = registry.asset(order.destination.asset);
   return {
@@ -88,7 +91,7 @@ export function quoteView(order: OrderRecord, registry: Registry, nowUnix: numbe
     slippage: order.slippage,
     estimated_time: order.quote.estimatedTime,
     deadline: Number(order.deadline),
-    initiate: initiateView(sourceAsset, order),
+    initiate,
     status: quoteStatus(order, nowUnix),
   };
 }

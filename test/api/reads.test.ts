@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { decodeFunctionData, erc20Abi } from 'viem';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { htlcAddress } from '../../src/chains/bitcoin/htlc.ts';
 import { htlcInitiateAbi } from '../../src/chains/evm/htlc-calls.ts';
 import { accrueOrderFees } from '../../src/store/affiliates.ts';
 import { insertOrder, type NewOrder } from '../../src/store/orders.ts';
@@ -124,10 +126,22 @@ describeEachStore('API reads', (kind) => {
 
   test('the quote of a Litecoin-source order says where to send how much', async () => {
     const ltc = sampleOrder(t.appId);
-    ltc.source = { ...ltc.source, chain: 'litecoin_localnet', asset: 'litecoin_localnet:ltc', swapId: 'rltc1pexampleaddress', amount: 5_000_000n };
+    const clientKey = Buffer.from(schnorr.getPublicKey(schnorr.utils.randomSecretKey())).toString('hex');
+    const to = htlcAddress({ initiator: clientKey, redeemer: SOLVER.addresses.litecoin_localnet!, secretHash: ltc.secretHash, timelock: 60n }, 'litecoin_regtest');
+    ltc.source = {
+      ...ltc.source,
+      chain: 'litecoin_localnet',
+      asset: 'litecoin_localnet:ltc',
+      swapId: to,
+      initiator: 'rltc1qexampleowner',
+      redeemer: SOLVER.addresses.litecoin_localnet!,
+      delegate: clientKey,
+      timelock: 60n,
+      amount: 5_000_000n,
+    };
     await insertOrder(t.store.db, ltc);
     const q = (await get(`/v3/quote/${ltc.id}`, undefined)).body.result;
-    assert.deepEqual(q.initiate, { type: 'bitcoin', to: 'rltc1pexampleaddress', amount: '5000000' });
+    assert.deepEqual(q.initiate, { type: 'bitcoin', to, amount: '5000000' });
   });
 
   test('GET /v3/chains lists chains with v3 assets (is_active included) and filters by asset', async () => {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors.ts';
 import { currentHeights } from '../../orders/heights-cache.ts';
-import { quoteStatus, quoteView, type QuoteStatus } from '../../orders/quote-view.ts';
+import { quoteInitiate, quoteStatus, quoteView, type QuoteStatus } from '../../orders/quote-view.ts';
 import { orderStatus } from '../../orders/status.ts';
 import type { OrderRecord } from '../../store/orders.ts';
 import type { ApiContext } from '../context.ts';
@@ -58,10 +58,13 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (!order) throw notFound(`quote ${id} not found`);
       const now = Math.floor(Date.now() / 1000);
       const status = quoteStatus(order, now);
-      let cached = quoteBodies.get(order);
+      // A Solana initiate carries a recent blockhash, so its body is built afresh every time.
+      const reusable = registry.asset(order.source.asset)?.chain.family !== 'solana';
+      let cached = reusable ? quoteBodies.get(order) : undefined;
       if (cached?.status !== status) {
-        cached = { status, body: JSON.stringify({ status: 'Ok', result: quoteView(order, registry, now) }) };
-        quoteBodies.set(order, cached);
+        const initiate = await quoteInitiate(order, registry, ctx.signingOptions);
+        cached = { status, body: JSON.stringify({ status: 'Ok', result: quoteView(order, registry, now, initiate) }) };
+        if (reusable) quoteBodies.set(order, cached);
       }
       return reply.type(JSON_TYPE).send(cached.body);
     },
