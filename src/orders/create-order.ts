@@ -7,7 +7,7 @@ import type { Asset, Registry } from '../chains/registry.ts';
 import type { SolverConfig } from '../config/service-config.ts';
 import { AppError, conflict, invalid } from '../errors.ts';
 import { destinationAmount, type Quoter } from '../pricing/quote.ts';
-import type { Strategy } from '../pricing/strategies.ts';
+import { sourceRange, type Strategy } from '../pricing/strategies.ts';
 import type { App } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
 import { findOrderByNonce, writeOrder, type NewOrder, type OrderRecord } from '../store/orders.ts';
@@ -286,15 +286,12 @@ export class OrderCreator {
       sourcePrice: Number(prices.source) / 1e6,
       destinationPrice: Number(prices.destination) / 1e6,
     }));
-    const inRange = priced.filter(({ strategy: s }) => {
-      const min = s.minAmount > s.from.minAmount ? s.minAmount : s.from.minAmount;
-      const max = s.maxAmount < s.from.maxAmount ? s.maxAmount : s.from.maxAmount;
+    const inRange = priced.filter(({ strategy }) => {
+      const { min, max } = sourceRange(strategy);
       return source.amount >= min && source.amount <= max;
     });
     if (inRange.length === 0) {
-      const s = priced[0]!.strategy;
-      const min = s.minAmount > s.from.minAmount ? s.minAmount : s.from.minAmount;
-      const max = s.maxAmount < s.from.maxAmount ? s.maxAmount : s.from.maxAmount;
+      const { min, max } = sourceRange(priced[0]!.strategy);
       throw invalid(`source.amount: expected amount to be within the range of ${min} to ${max}`);
     }
     const acceptable = inRange.filter((c) => destination.amount * 10_000n <= c.quoted * BigInt(10_000 + slippage));

@@ -1,7 +1,7 @@
 import type { Asset } from '../chains/registry.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { PriceSource } from './price-source.ts';
-import type { Strategy } from './strategies.ts';
+import { sourceRange, type Strategy } from './strategies.ts';
 
 const BIPS = 10_000n;
 
@@ -82,8 +82,7 @@ export class Quoter {
     for (const s of strategies) {
       const sourceAmount = req.fromAmount ?? sourceAmountFor(s, req.toAmount!, prices, req.affiliateFeeBips);
       const destination = req.toAmount ?? destinationAmount(s, sourceAmount, prices, req.affiliateFeeBips);
-      const min = s.minAmount > s.from.minAmount ? s.minAmount : s.from.minAmount;
-      const max = s.maxAmount < s.from.maxAmount ? s.maxAmount : s.from.maxAmount;
+      const { min, max } = sourceRange(s);
       if (sourceAmount < min || sourceAmount > max || destination <= 0n) {
         outOfRange ??= invalid(`expected amount to be within the range of ${min} to ${max} (${req.from.id} base units)`);
         continue;

@@ -20,6 +20,14 @@ export interface Strategy {
 
 const list = (v: string | string[]): string[] => (Array.isArray(v) ? v : [v]);
 
+/** The source amounts a strategy takes: its own bounds within the source asset's. */
+export function sourceRange(s: Strategy): { min: bigint; max: bigint } {
+  return {
+    min: s.minAmount > s.from.minAmount ? s.minAmount : s.from.minAmount,
+    max: s.maxAmount < s.from.maxAmount ? s.maxAmount : s.from.maxAmount,
+  };
+}
+
 /** `"0.5"` -> 500000n micro-dollars */
 export function microUsd(decimal: string): bigint {
   const [whole = '0', fraction = ''] = decimal.split('.');

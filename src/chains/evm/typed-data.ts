@@ -39,8 +39,8 @@ export function initiateTypedData(m: InitiateMessage): TypedDataDefinition<typeo
 export function initiateTypedDataJson(m: InitiateMessage) {
   return {
     domain: {
-      name: HTLC_DOMAIN_NAME,
-      version: HTLC_DOMAIN_VERSION,
+      name: HTLC_DOMAIN_NAME as typeof HTLC_DOMAIN_NAME,
+      version: HTLC_DOMAIN_VERSION as typeof HTLC_DOMAIN_VERSION,
       chainId: numberToHex(m.chainId),
       verifyingContract: m.htlc,
     },
@@ -50,7 +50,7 @@ export function initiateTypedDataJson(m: InitiateMessage) {
         { name: 'version', type: 'string' },
         { name: 'chainId', type: 'uint256' },
         { name: 'verifyingContract', type: 'address' },
-      ],
+      ] as const,
       ...initiateTypes,
     },
     primaryType: 'Initiate' as const,
