@@ -7,6 +7,7 @@ import { HttpPriceFeed } from './pricing/http-price-feed.ts';
 import { StaticPriceSource, type PriceSource } from './pricing/price-source.ts';
 import { buildStrategies } from './pricing/strategies.ts';
 import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
+import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { checkSolvers } from './solver/solver-config.ts';
 import { ConfigError } from './config/schema-check.ts';
 import { migrate, openStore, type Store } from './store/database.ts';
@@ -52,6 +53,16 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       logger: { level: config.logLevel },
       orderCacheMs: config.orderCacheMs,
     });
+    const balances = new SolverBalanceReader(store.db, registry, config.solvers, config.chains);
+    const readBalances = async () => {
+      try {
+        await balances.refresh();
+      } catch (err) {
+        api.log.error({ err }, 'reading the solver balances failed');
+      }
+    };
+    await readBalances();
+    stoppers.push(every(5_000, readBalances));
     stoppers.push(
       every(10_000, async () => {
         try {

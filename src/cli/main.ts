@@ -33,13 +33,13 @@ function stopOnSignal(stop: () => Promise<void>): void {
 
 program
   .command('dev')
-  .description('run the service locally on the embedded database (what npm start runs)')
+  .description('run local chains (two anvil nodes with the contracts deployed) and the service on the embedded database (what npm start runs)')
   .option('-c, --config <file>', 'service config file', undefined)
   .action(async (opts: { config?: string }) => {
     const config = configOf(opts.config);
-    const { service, apiUrl, appKey } = await startDev(config);
-    console.log(describeDev(config, apiUrl, appKey));
-    stopOnSignal(service.stop);
+    const dev = await startDev(config);
+    console.log(describeDev(config, dev));
+    stopOnSignal(dev.stop);
   });
 
 program

@@ -1,39 +1,94 @@
-import { startService, type Service } from '../service.ts';
+import { join } from 'node:path';
 import type { ServiceConfig } from '../config/service-config.ts';
+import { loadRegistry } from '../chains/registry.ts';
+import { startService, type Service } from '../service.ts';
 import { createApp, findAppByKey } from '../store/apps.ts';
+import { startAnvil, type AnvilNode } from './anvil.ts';
 import { devnetPath, readDevnetFile, updateDevnetFile } from './devnet-file.ts';
+import { deployLocalnet, devAccount, privateKeyOf, type EvmDeployment } from './evm-devnet.ts';
+
+/** The local EVM chains `hashlock dev` runs: key in the localnet registry and chain id. */
+export const LOCAL_EVM_CHAINS = [
+  { key: 'ethereum_localnet', chainId: 31337 },
+  { key: 'arbitrum_localnet', chainId: 31338 },
+] as const;
+
+export interface Dev {
+  service: Service;
+  chains: EvmDeployment[];
+  apiUrl: string;
+  appKey: string;
+  stop: () => Promise<void>;
+}
 
 /**
- * `hashlock dev` (`npm start`): the whole service on the embedded database with the localnet
- * registry. A development app is created on first start; its key is kept in devnet.json so that
- * later starts reuse it.
+ * `hashlock dev` (`npm start`): two anvil chains (their state kept in the data dir, so a restart
+ * resumes), the contracts and test tokens deployed and funded, and the whole service on the embedded
+ * database. A development app is created on first start; its key stays in devnet.json.
  */
-export async function startDev(config: ServiceConfig): Promise<{ service: Service; apiUrl: string; appKey: string }> {
-  const service = await startService(config);
+export async function startDev(config: ServiceConfig): Promise<Dev> {
+  const registry = loadRegistry(config.registryPath);
+  const nodes: AnvilNode[] = [];
+  const stopNodes = async () => {
+    for (const node of nodes) await node.stop();
+  };
   try {
+    const deployments: EvmDeployment[] = [];
+    for (const { key, chainId } of LOCAL_EVM_CHAINS) {
+      const chain = registry.chain(key);
+      if (!chain) throw new Error(`the registry ${config.registryPath} has no chain ${key}`);
+      // Deploy with instant mining, then mine a block a second like a real chain.
+      const node = await startAnvil({ chainId, stateFile: join(config.dataDir, `anvil-${key}.json`) });
+      nodes.push(node);
+      deployments.push(await deployLocalnet(chain, node.rpcUrl, chainId));
+      await node.rpc('evm_setIntervalMining', [1]);
+    }
+    const relayer = devAccount('relayer').address;
+    const chains = { ...config.chains };
+    for (const d of deployments) chains[d.chain] = { ...chains[d.chain], rpc_url: d.rpcUrl, relayer };
+    const service = await startService({ ...config, chains });
     let appKey = readDevnetFile(config.dataDir).app_key;
     if (!appKey || !(await findAppByKey(service.store.db, appKey))) {
       appKey = (await createApp(service.store.db, { name: 'devnet', gasless: true })).key;
     }
-    const apiUrl = service.url;
-    updateDevnetFile(config.dataDir, { api_url: apiUrl, app_key: appKey });
-    return { service, apiUrl, appKey };
+    const user = devAccount('user');
+    updateDevnetFile(config.dataDir, {
+      api_url: service.url,
+      app_key: appKey,
+      chains: Object.fromEntries(deployments.map((d) => [d.chain, { chain_id: d.chainId, rpc_url: d.rpcUrl, contracts: d.contracts }])),
+      accounts: {
+        user: { address: user.address, private_key: privateKeyOf(user) },
+        solver: { address: devAccount('solver').address },
+        relayer: { address: relayer },
+      },
+    });
+    return {
+      service,
+      chains: deployments,
+      apiUrl: service.url,
+      appKey,
+      stop: async () => {
+        await service.stop();
+        await stopNodes();
+      },
+    };
   } catch (err) {
-    await service.stop();
+    await stopNodes();
     throw err;
   }
 }
 
-export function describeDev(config: ServiceConfig, apiUrl: string, appKey: string): string {
+export function describeDev(config: ServiceConfig, dev: Dev): string {
   return [
     '',
     `  Hashlock dev service is running (${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`})`,
-    `  API      ${apiUrl}`,
-    `  API key  ${appKey}   (send it as the service-app-id header)`,
-    `  Docs     ${apiUrl}/docs`,
+    `  API      ${dev.apiUrl}`,
+    `  API key  ${dev.appKey}   (send it as the service-app-id header)`,
+    `  Docs     ${dev.apiUrl}/docs`,
+    ...dev.chains.map((c) => `  Chain    ${c.chain.padEnd(18)} ${c.rpcUrl} (chain id ${c.chainId})`),
     `  Written  ${devnetPath(config.dataDir)}`,
     '',
-    `  try: curl -H 'service-app-id: ${appKey}' ${apiUrl}/v3/chains`,
+    `  try: curl -H 'service-app-id: ${dev.appKey}' '${dev.apiUrl}/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=100000'`,
     '',
   ].join('\n');
 }

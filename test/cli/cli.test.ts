@@ -15,14 +15,21 @@ function envFor(dataDir: string): NodeJS.ProcessEnv {
 }
 
 /** Starts `hashlock dev` and resolves once devnet.json names the API. */
-async function startDev(dataDir: string): Promise<{ child: ChildProcess; devnet: { api_url: string; app_key: string }; output: () => string }> {
+interface Devnet {
+  api_url: string;
+  app_key: string;
+  chains: Record<string, { chain_id: number; rpc_url: string; contracts: Record<string, string> }>;
+  accounts: { user: { address: string; private_key: string } };
+}
+
+async function startDev(dataDir: string): Promise<{ child: ChildProcess; devnet: Devnet; output: () => string }> {
   const devnetPath = join(dataDir, 'devnet.json');
   const before = existsSync(devnetPath) ? readFileSync(devnetPath, 'utf8') : '';
   const child = spawn(process.execPath, [BIN, 'dev'], { env: envFor(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`hashlock dev exited early:\n${output}`);
     if (output.includes('API key') && existsSync(devnetPath) && readFileSync(devnetPath, 'utf8') !== before) {
@@ -42,8 +49,10 @@ async function stop(child: ChildProcess): Promise<number | null> {
 
 const chains = (devnet: { api_url: string; app_key: string }) =>
   fetch(`${devnet.api_url}/v3/chains`, { headers: { 'service-app-id': devnet.app_key } });
+const getJson = async (devnet: Devnet, path: string, init?: RequestInit) =>
+  (await fetch(`${devnet.api_url}${path}`, { ...init, headers: { 'service-app-id': devnet.app_key, 'content-type': 'application/json' } })).json() as Promise<Record<string, any>>;
 
-test('hashlock dev serves the API, writes devnet.json, stops on Ctrl-C and keeps its key across restarts', async () => {
+test('hashlock dev runs local chains with the registry contracts, funds the solver, and serves quotes and orders', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-dev-'));
   const first = await startDev(dataDir);
   try {
@@ -56,6 +65,33 @@ test('hashlock dev serves the API, writes devnet.json, stops on Ctrl-C and keeps
     assert.equal(((await res.json()) as { result: unknown[] }).result.length, 3);
     const denied = await fetch(`${first.devnet.api_url}/v3/chains`);
     assert.equal(denied.status, 401);
+
+    const registry = JSON.parse(readFileSync(resolve(PACKAGE_ROOT, 'config/registry.localnet.json'), 'utf8')) as { chains: Array<{ chain: string; assets: Array<{ symbol: string; htlc: { address: string }; token: { address: string } }> }> };
+    for (const chainKey of ['ethereum_localnet', 'arbitrum_localnet']) {
+      const deployed = first.devnet.chains[chainKey]!;
+      assert.match(deployed.rpc_url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const wbtc = registry.chains.find((c) => c.chain === chainKey)!.assets.find((a) => a.symbol === 'wbtc')!;
+      assert.equal(deployed.contracts.wbtcHtlc, wbtc.htlc.address, 'deployed where the registry says');
+      assert.equal(deployed.contracts.wbtc, wbtc.token.address);
+    }
+    assert.match(first.devnet.accounts.user.private_key, /^0x[0-9a-f]{64}$/);
+
+    // The solver's real on-chain balance (100 test WBTC minted at deployment) is what liquidity shows.
+    const liquidity = await getJson(first.devnet, '/v2/liquidity');
+    const wbtcLiquidity = liquidity.result[0].liquidity.find((l: { asset: string }) => l.asset === 'arbitrum_localnet:wbtc');
+    assert.equal(wbtcLiquidity.balance, '10000000000');
+
+    const quote = await getJson(first.devnet, '/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=100000');
+    assert.equal(quote.result[0].destination.amount, '99700');
+    const order = await getJson(first.devnet, '/v2/orders', {
+      method: 'POST',
+      body: JSON.stringify({
+        source: { asset: 'ethereum_localnet:wbtc', owner: first.devnet.accounts.user.address, amount: '100000' },
+        destination: { asset: 'arbitrum_localnet:wbtc', owner: first.devnet.accounts.user.address, amount: '99700' },
+      }),
+    });
+    assert.equal(order.status, 'Ok', JSON.stringify(order));
+    assert.ok(order.result.typed_data, 'the devnet app is gasless');
   } finally {
     assert.equal(await stop(first.child), 0, first.output());
   }
@@ -65,6 +101,9 @@ test('hashlock dev serves the API, writes devnet.json, stops on Ctrl-C and keeps
   try {
     assert.equal(second.devnet.app_key, first.devnet.app_key, 'the development app is created once');
     assert.equal((await chains(second.devnet)).status, 200);
+    assert.deepEqual(second.devnet.chains.arbitrum_localnet!.contracts, first.devnet.chains.arbitrum_localnet!.contracts, 'the chains resume from their saved state');
+    const liquidity = await getJson(second.devnet, '/v2/liquidity');
+    assert.equal(liquidity.result[0].liquidity.find((l: { asset: string }) => l.asset === 'arbitrum_localnet:wbtc').balance, '10000000000');
   } finally {
     assert.equal(await stop(second.child), 0);
   }
