@@ -194,6 +194,20 @@ export interface ChainHeightsTable {
   updated_at: Timestamp;
 }
 
+/** The last block a chain's watcher processed. */
+export interface WatcherCursorsTable {
+  chain: string;
+  block_number: Decimal;
+  updated_at: Timestamp;
+}
+
+/** Hashes of the blocks a watcher processed inside its confirmation window (its reorg check). */
+export interface WatchedBlocksTable {
+  chain: string;
+  number: Decimal;
+  hash: string;
+}
+
 export interface Database {
   apps: AppsTable;
   chains: ChainsTable;
@@ -209,4 +223,6 @@ export interface Database {
   relayer_jobs: RelayerJobsTable;
   worker_leases: WorkerLeasesTable;
   chain_heights: ChainHeightsTable;
+  watcher_cursors: WatcherCursorsTable;
+  watched_blocks: WatchedBlocksTable;
 }

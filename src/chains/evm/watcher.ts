@@ -1,0 +1,209 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Address, Hash, PublicClient } from 'viem';
+import type { Db } from '../../store/database.ts';
+import { setChainHeight } from '../../store/chain-heights.ts';
+import {
+  applySwapEvents,
+  forgetWatchedBlocksAbove,
+  moveWatcherCursor,
+  recountConfirmationsAbove,
+  saveWatchedBlocks,
+  undoSwapEventsAbove,
+  updateConfirmations,
+  watchedBlocks,
+  watcherCursor,
+  type SwapEvent,
+  type WatchedBlock,
+} from '../../store/swap-events.ts';
+import type { Chain } from '../registry.ts';
+import { HTLC_EVENTS, htlcAddresses, toSwapEvent } from './htlc-events.ts';
+
+export interface EvmWatcherOptions {
+  /** Blocks below the head whose hashes are kept and checked for reorgs (default max(confirmation target, 12)). */
+  confirmationWindow?: number;
+  /** Most blocks one eth_getLogs call covers (default 500). */
+  batchBlocks?: number;
+  /** The first block to read when the chain has no cursor yet (default: the window below the head). */
+  startBlock?: bigint;
+  /** Pause of `run` between polls once caught up (default the chain's block time). */
+  intervalMs?: number;
+  /** Where `run` reports a failed poll; the loop goes on (default: stderr). */
+  onError?: (error: unknown) => void;
+}
+
+/** A reorg a poll found and undid. */
+export interface Reorg {
+  /** The newest processed block still on the chain; everything above it was undone. */
+  ancestor: bigint;
+  /** The cursor before the reorg. */
+  previousCursor: bigint;
+  /** No kept block was on the chain any more: the reorg went deeper than the window. */
+  beyondWindow: boolean;
+}
+
+export interface PollResult {
+  /** The block range read; empty (`from > to`) when there was no new block. */
+  from: bigint;
+  to: bigint;
+  head: bigint;
+  /** Every HTLC event of the range, ours or not, in chain order. */
+  events: SwapEvent[];
+  /** Swap rows written (events recorded, undone, confirmations counted). */
+  changed: number;
+  reorg?: Reorg;
+}
+
+interface Header {
+  number: bigint;
+  hash: Hash;
+  parentHash: Hash;
+  timestamp: bigint;
+}
+
+/** Where to resume: the last block still valid, its hash when known, and the reorg if there was one. */
+interface Resume {
+  last: bigint;
+  lastHash?: string;
+  reorg?: Reorg;
+}
+
+/** The chain changed while a poll was reading it; nothing was written, the next poll sees the new chain. */
+export class ChainMovedError extends Error {}
+
+const minBig = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+
+/**
+ * Follows one EVM chain's HTLC contracts and records their events on the swaps they name. Each poll
+ * reads the head, checks the last processed block is still on the chain (walking back to the common
+ * ancestor and undoing what the removed blocks recorded when it is not), reads the next block range
+ * with one eth_getLogs over all the chain's HTLC contracts, and writes the events, the cursor, the
+ * window's block hashes, the confirmation counts and the chain height in one transaction. Its cost
+ * grows with blocks and events, never with the number of orders.
+ */
+export class EvmWatcher {
+  readonly confirmationWindow: number;
+  readonly batchBlocks: number;
+  private readonly addresses: Address[];
+  private readonly intervalMs: number;
+  private readonly onError: (error: unknown) => void;
+
+  constructor(
+    private readonly db: Db,
+    readonly chain: Chain,
+    private readonly client: PublicClient,
+    private readonly options: EvmWatcherOptions = {},
+  ) {
+    if (chain.family !== 'evm') throw new Error(`${chain.key} is not an EVM chain`);
+    this.confirmationWindow = options.confirmationWindow ?? Math.max(chain.confirmationTarget, 12);
+    this.batchBlocks = options.batchBlocks ?? 500;
+    if (this.confirmationWindow < 1 || this.batchBlocks < 1) throw new Error('confirmationWindow and batchBlocks must be at least 1');
+    this.addresses = htlcAddresses(chain);
+    // eth_getLogs without an address matches every contract of the chain.
+    if (this.addresses.length === 0) throw new Error(`${chain.key} has no HTLC contract address to watch`);
+    this.intervalMs = options.intervalMs ?? chain.blockTimeMs;
+    this.onError = options.onError ?? ((error) => console.error(`${chain.key} watcher:`, error instanceof Error ? error.message : error));
+  }
+
+  /** One pass: reorg check, the next block range, confirmations and height. */
+  async poll(): Promise<PollResult> {
+    const key = this.chain.key;
+    const window = BigInt(this.confirmationWindow);
+    const head = await this.client.getBlockNumber({ cacheTime: 0 });
+    const cursor = await watcherCursor(this.db, key);
+    const resume: Resume = cursor === undefined ? { last: this.startBlock(head) - 1n } : await this.resumePoint(cursor, head);
+    const { last, reorg } = resume;
+    const from = last + 1n;
+    const to = minBig(head, last + BigInt(this.batchBlocks));
+    const read = from <= to ? await this.read(from, to, resume.lastHash) : { events: [], blocks: [] };
+
+    const changed = await this.db.transaction().execute(async (tx) => {
+      let rows = 0;
+      if (reorg) {
+        rows += await undoSwapEventsAbove(tx, key, reorg.ancestor);
+        await forgetWatchedBlocksAbove(tx, key, reorg.ancestor);
+        rows += await recountConfirmationsAbove(tx, key, reorg.ancestor - window, head);
+      }
+      rows += await applySwapEvents(tx, key, read.events);
+      if (from <= to) {
+        await saveWatchedBlocks(tx, key, read.blocks, to - window);
+        await moveWatcherCursor(tx, key, cursor, to);
+      } else if (reorg) {
+        await moveWatcherCursor(tx, key, cursor, reorg.ancestor);
+      }
+      rows += await updateConfirmations(tx, key, head);
+      await setChainHeight(tx, key, head);
+      return rows;
+    });
+    return { from, to, head, events: read.events, changed, ...(reorg ? { reorg } : {}) };
+  }
+
+  /** Polls until `signal` aborts: at once while behind the head, every `intervalMs` once caught up. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let behind = false;
+      try {
+        const result = await this.poll();
+        behind = result.to < result.head;
+      } catch (error) {
+        this.onError(error);
+      }
+      if (!behind) await sleep(this.intervalMs, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  private startBlock(head: bigint): bigint {
+    return this.options.startBlock ?? maxBig(0n, head - BigInt(this.confirmationWindow) + 1n);
+  }
+
+  /**
+   * The newest kept block whose hash the chain still has. The cursor's block is checked first: when
+   * it matches, so does every block below it (each hash commits to its parent), so a poll without a
+   * reorg costs one block read here.
+   */
+  private async resumePoint(cursor: bigint, head: bigint): Promise<Resume> {
+    const kept = await watchedBlocks(this.db, this.chain.key);
+    for (const block of kept) {
+      if (block.number > head) continue;
+      if ((await this.header(block.number)).hash !== block.hash) continue;
+      const reorg = block.number < cursor ? { ancestor: block.number, previousCursor: cursor, beyondWindow: false } : undefined;
+      return { last: block.number, lastHash: block.hash, ...(reorg ? { reorg } : {}) };
+    }
+    const lowest = kept.at(-1);
+    if (!lowest) return { last: cursor };
+    if (lowest.number === 0n) throw new Error(`${this.chain.key}: block 0 differs from the one processed (a different chain?)`);
+    const ancestor = minBig(lowest.number - 1n, head);
+    return { last: ancestor, reorg: { ancestor, previousCursor: cursor, beyondWindow: true } };
+  }
+
+  /**
+   * The HTLC events of [from, to] with their block times, and the hashes of the range's blocks
+   * inside the window. Headers are read for the window, the first block and the blocks with events,
+   * and must chain together and match the logs, or the chain moved while being read.
+   */
+  private async read(from: bigint, to: bigint, parentHash: string | undefined): Promise<{ events: SwapEvent[]; blocks: WatchedBlock[] }> {
+    const logs = await this.client.getLogs({ address: this.addresses, events: HTLC_EVENTS, fromBlock: from, toBlock: to, strict: true });
+    const windowStart = maxBig(from, to - BigInt(this.confirmationWindow) + 1n);
+    const numbers = new Set<bigint>([from, ...logs.map((l) => l.blockNumber)]);
+    for (let n = windowStart; n <= to; n++) numbers.add(n);
+    const headers = new Map((await Promise.all([...numbers].map((n) => this.header(n)))).map((h) => [h.number, h]));
+    const at = (n: bigint): Header => headers.get(n)!;
+
+    const moved = (what: string) => new ChainMovedError(`${this.chain.key}: the chain changed while block ${what} was read`);
+    if (parentHash !== undefined && at(from).parentHash !== parentHash) throw moved(`${from}`);
+    for (let n = windowStart + 1n; n <= to; n++) if (at(n).parentHash !== at(n - 1n).hash) throw moved(`${n}`);
+    for (const log of logs) if (log.blockHash !== at(log.blockNumber).hash) throw moved(`${log.blockNumber}`);
+
+    const events = [...logs]
+      .sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1))
+      .map((log) => toSwapEvent(log, new Date(Number(at(log.blockNumber).timestamp) * 1000)));
+    const blocks: WatchedBlock[] = [];
+    for (let n = windowStart; n <= to; n++) blocks.push({ number: n, hash: at(n).hash });
+    return { events, blocks };
+  }
+
+  private async header(blockNumber: bigint): Promise<Header> {
+    const block = await this.client.getBlock({ blockNumber });
+    return { number: blockNumber, hash: block.hash, parentHash: block.parentHash, timestamp: block.timestamp };
+  }
+}
