@@ -7,6 +7,10 @@ import { HttpPriceFeed } from './pricing/http-price-feed.ts';
 import { StaticPriceSource, type PriceSource } from './pricing/price-source.ts';
 import { buildStrategies } from './pricing/strategies.ts';
 import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
+import { randomUUID } from 'node:crypto';
+import { createPublicClient, http } from 'viem';
+import { EvmWatcher } from './chains/evm/watcher.ts';
+import { leasedLoop } from './lease-loop.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { checkSolvers } from './solver/solver-config.ts';
 import { ConfigError } from './config/schema-check.ts';
@@ -63,6 +67,25 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     };
     await readBalances();
     stoppers.push(every(5_000, readBalances));
+
+    // One watcher per EVM chain with an RPC, run by exactly one instance (a lease per chain).
+    const instance = randomUUID();
+    for (const [key, access] of Object.entries(config.chains)) {
+      const chain = registry.chain(key);
+      if (!access.rpc_url || chain?.family !== 'evm') continue;
+      const client = createPublicClient({ transport: http(access.rpc_url) });
+      const watcher = new EvmWatcher(store.db, chain, client);
+      stoppers.push(
+        leasedLoop({
+          db: store.db,
+          lease: `watcher:${key}`,
+          holder: instance,
+          intervalMs: Math.min(chain.blockTimeMs, 5_000),
+          tick: () => watcher.poll(),
+          onError: (err) => api.log.error({ err, chain: key }, 'watcher poll failed'),
+        }),
+      );
+    }
     stoppers.push(
       every(10_000, async () => {
         try {

@@ -10,6 +10,7 @@ import type { SolverConfig } from '../config/service-config.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
 import { Quoter } from '../pricing/quote.ts';
 import type { Strategy } from '../pricing/strategies.ts';
+import { OrderActions, type OrderActionsDeps } from '../relayer/order-actions.ts';
 import { availableLiquidity } from '../store/solvers.ts';
 import type { Store } from '../store/database.ts';
 import { API_KEY_HEADER, API_KEY_HEADER_ALIAS, ApiKeyAuth } from './auth.ts';
@@ -21,6 +22,7 @@ import { healthRoutes } from './routes/health.ts';
 import { liquidityRoutes } from './routes/liquidity.ts';
 import { orderListRoutes } from './routes/order-list.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { orderActionRoutes } from './routes/order-actions.ts';
 import { quoteRoutes } from './routes/quotes.ts';
 import { createOrderRoutes } from './routes/create-order.ts';
 import { registryRoutes } from './routes/registry.ts';
@@ -39,6 +41,8 @@ export interface ApiOptions {
   affiliateFeeAssets?: readonly string[];
   /** Chain access that building some families' transactions needs (Solana blockhashes, relayers). */
   signingOptions?: ChainSigningOptions;
+  /** Chain reads and the solver's keys for the relayed order actions; without it they answer 503. */
+  relayer?: OrderActionsDeps;
   version: string;
   logger?: FastifyServerOptions['logger'];
   /** How long API-key lookups are remembered. */
@@ -72,6 +76,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     orders,
     quoter,
     ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
+    ...(options.relayer ? { orderActions: new OrderActions(db, options.registry, options.relayer) } : {}),
     orderCreator: new OrderCreator({
       db,
       registry: options.registry,
@@ -129,6 +134,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   orderListRoutes(app, ctx);
   quoteRoutes(app, ctx);
   createOrderRoutes(app, ctx);
+  orderActionRoutes(app, ctx);
   liquidityRoutes(app, ctx);
   earningsRoutes(app, ctx);
   return app;

@@ -4,6 +4,7 @@ import type { PriceSource } from '../pricing/price-source.ts';
 import type { Quoter } from '../pricing/quote.ts';
 import type { OrderCreator } from '../orders/create-order.ts';
 import type { OrderCache } from '../orders/order-cache.ts';
+import type { OrderActions } from '../relayer/order-actions.ts';
 import type { Db } from '../store/database.ts';
 import type { ApiKeyAuth } from './auth.ts';
 
@@ -18,5 +19,7 @@ export interface ApiContext {
   orderCreator: OrderCreator;
   /** Chain access for building transactions (Solana blockhashes, relayers). */
   signingOptions?: ChainSigningOptions;
+  /** Relayed HTLC actions (PATCH .../orders/{id}); absent when no relayer is configured. */
+  orderActions?: OrderActions;
   version: string;
 }

@@ -7,6 +7,8 @@ import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_orders.ts';
 import * as m0003 from './migrations/0003_chain_heights.ts';
 import * as m0004 from './migrations/0004_create_order_function.ts';
+import * as m0005 from './migrations/0005_evm_watcher.ts';
+import * as m0006 from './migrations/0006_relayer_transactions.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -32,6 +34,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_orders': m0002,
   '0003_chain_heights': m0003,
   '0004_create_order_function': m0004,
+  '0005_evm_watcher': m0005,
+  '0006_relayer_transactions': m0006,
 };
 
 const TEXT_TYPES = {

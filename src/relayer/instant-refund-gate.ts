@@ -1,0 +1,31 @@
+import { sql } from 'kysely';
+import type { Db } from '../store/database.ts';
+
+/**
+ * Safety rule 5's gate: may the solver co-sign an instant refund of this order's source? Only while
+ * the destination is not initiated, as far as the store knows. When it may, the order is flagged
+ * `instant_refund_signed` in the same transaction, under the order's row lock, before any signature
+ * exists: from then on the solver must never fund the destination. The solver's funding path takes
+ * the same row lock and reads the flag before it broadcasts, so exactly one of the two wins.
+ * Returns false when the destination is initiated (or the order is unknown).
+ */
+export async function mayCoSignInstantRefund(db: Db, orderId: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ destination_initiate_tx: string }>`
+      select d.initiate_tx_hash as destination_initiate_tx
+      from orders o join swaps d on d.order_id = o.id and d.side = 'destination'
+      where o.id = ${orderId}
+      for update of o
+    `.execute(trx);
+    const row = rows[0];
+    if (!row || row.destination_initiate_tx !== '') return false;
+    await sql`update orders set instant_refund_signed = true where id = ${orderId} and not instant_refund_signed`.execute(trx);
+    return true;
+  });
+}
+
+/** Whether the solver co-signed an instant refund of the order: it must then not fund the destination. */
+export async function instantRefundSigned(db: Db, orderId: string): Promise<boolean> {
+  const { rows } = await sql<{ flag: boolean }>`select instant_refund_signed as flag from orders where id = ${orderId}`.execute(db);
+  return rows[0]?.flag === true;
+}

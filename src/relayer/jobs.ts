@@ -1,0 +1,83 @@
+import { encodeFunctionData, isAddress, isHex, size, type Address, type Hex } from 'viem';
+import { htlcAbi } from './htlc-abi.ts';
+
+/** The HTLC actions the relayer performs; the API's `action` values. */
+export const RELAYER_ACTIONS = ['initiate', 'redeem', 'refund', 'instant-refund'] as const;
+export type RelayerAction = (typeof RELAYER_ACTIONS)[number];
+
+/**
+ * What a job does, fixed when it is enqueued: the worker only encodes and sends it. Every field is a
+ * hex string so the payload survives its JSON column unchanged.
+ */
+export type JobPayload =
+  | {
+      kind: 'initiate';
+      htlc: Address;
+      initiator: Address;
+      redeemer: Address;
+      timelock: Hex;
+      amount: Hex;
+      secretHash: Hex;
+      signature: Hex;
+    }
+  | { kind: 'redeem'; htlc: Address; orderId: Hex; secret: Hex }
+  | { kind: 'refund'; htlc: Address; orderId: Hex }
+  | { kind: 'instant-refund'; htlc: Address; orderId: Hex; signature: Hex };
+
+/** One job per order and action, however often or concurrently it is asked for (safety rule 6). */
+export const jobKey = (orderId: string, action: RelayerAction): string => `${orderId}:${action}`;
+
+export interface EvmCall {
+  to: Address;
+  data: Hex;
+}
+
+/** The contract call of a job. */
+export function jobCall(p: JobPayload): EvmCall {
+  switch (p.kind) {
+    case 'initiate':
+      return {
+        to: p.htlc,
+        data: encodeFunctionData({
+          abi: htlcAbi,
+          functionName: 'initiateWithSignature',
+          args: [p.initiator, p.redeemer, BigInt(p.timelock), BigInt(p.amount), p.secretHash, p.signature],
+        }),
+      };
+    case 'redeem':
+      return { to: p.htlc, data: encodeFunctionData({ abi: htlcAbi, functionName: 'redeem', args: [p.orderId, p.secret] }) };
+    case 'refund':
+      return { to: p.htlc, data: encodeFunctionData({ abi: htlcAbi, functionName: 'refund', args: [p.orderId] }) };
+    case 'instant-refund':
+      return {
+        to: p.htlc,
+        data: encodeFunctionData({ abi: htlcAbi, functionName: 'instantRefund', args: [p.orderId, p.signature] }),
+      };
+  }
+}
+
+const hexFields: Record<JobPayload['kind'], readonly string[]> = {
+  initiate: ['timelock', 'amount', 'secretHash', 'signature'],
+  redeem: ['orderId', 'secret'],
+  refund: ['orderId'],
+  'instant-refund': ['orderId', 'signature'],
+};
+const addressFields: Record<JobPayload['kind'], readonly string[]> = {
+  initiate: ['htlc', 'initiator', 'redeemer'],
+  redeem: ['htlc'],
+  refund: ['htlc'],
+  'instant-refund': ['htlc'],
+};
+
+/** Checks a payload read back from the queue; a row written by something else fails loudly, not on chain. */
+export function parsePayload(value: unknown): JobPayload {
+  const p = value as Record<string, unknown> | null;
+  const kind = p?.kind;
+  if (typeof kind !== 'string' || !(kind in hexFields)) throw new Error(`unknown job kind ${String(kind)}`);
+  const k = kind as JobPayload['kind'];
+  for (const f of hexFields[k]) if (!isHex(p![f])) throw new Error(`job ${k}: ${f} is not hex`);
+  for (const f of addressFields[k]) if (typeof p![f] !== 'string' || !isAddress(p![f])) throw new Error(`job ${k}: ${f} is not an address`);
+  // Safety rule 3: a secret is exactly 32 bytes here too, whoever wrote the job.
+  if (k === 'redeem' && size(p!.secret as Hex) !== 32) throw new Error('job redeem: the secret is not 32 bytes');
+  return p as unknown as JobPayload;
+}

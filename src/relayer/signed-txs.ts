@@ -1,0 +1,122 @@
+import { sql } from 'kysely';
+import type { Db } from '../store/database.ts';
+import type { RelayerJob } from '../store/relayer-jobs.ts';
+
+/**
+ * The signed-transaction columns of relayer_jobs (migration 0006). Every write is conditional on the
+ * worker still holding the job, so a worker whose lease ran out cannot record or send anything.
+ */
+
+export interface SignedTx {
+  raw: `0x${string}`;
+  hash: `0x${string}`;
+  nonce: bigint;
+  /** Every hash signed for the job, the current one last. */
+  hashes: `0x${string}`[];
+  /** Milliseconds since `raw` was signed. */
+  ageMs: number;
+}
+
+/** The job's signed transaction, if it has one. */
+export async function readSignedTx(db: Db, jobId: string): Promise<SignedTx | undefined> {
+  const { rows } = await sql<{ raw_tx: string; tx_hash: string; nonce: string | null; tx_hashes: string[] | string; age_ms: string | number }>`
+    select raw_tx, tx_hash, nonce, tx_hashes,
+      coalesce(extract(epoch from (now() - signed_at)) * 1000, 0)::bigint as age_ms
+    from relayer_jobs where id = ${jobId}
+  `.execute(db);
+  const row = rows[0];
+  if (!row || row.raw_tx === '' || row.nonce === null) return undefined;
+  return {
+    raw: row.raw_tx as `0x${string}`,
+    hash: row.tx_hash as `0x${string}`,
+    nonce: BigInt(row.nonce),
+    hashes: parseTextArray(row.tx_hashes) as `0x${string}`[],
+    ageMs: Number(row.age_ms),
+  };
+}
+
+/**
+ * Records a signed transaction before it is broadcast. False when the worker no longer holds the job:
+ * then it must not be sent.
+ */
+export async function saveSignedTx(
+  db: Db,
+  job: RelayerJob,
+  worker: string,
+  tx: { raw: string; hash: string; nonce: bigint },
+): Promise<boolean> {
+  const result = await sql`
+    update relayer_jobs set raw_tx = ${tx.raw}, tx_hash = ${tx.hash}, nonce = ${tx.nonce.toString()}::bigint,
+      tx_hashes = array_append(tx_hashes, ${tx.hash}::text), signed_at = now(), updated_at = now()
+    where id = ${job.id} and locked_by = ${worker}
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0n) === 1;
+}
+
+/**
+ * Forgets the signed transaction, so the job signs afresh with a new nonce. Only once no transaction
+ * of the job can be mined any more: the node refused it, or its nonce went to another transaction.
+ */
+export async function clearSignedTx(db: Db, jobId: string, worker: string): Promise<void> {
+  await sql`
+    update relayer_jobs set raw_tx = '', nonce = null, signed_at = null, updated_at = now()
+    where id = ${jobId} and locked_by = ${worker}
+  `.execute(db);
+}
+
+/** The mined transaction settled the job: confirmed, with the hash that was mined (maybe a fee bump's). */
+export async function confirmJob(db: Db, jobId: string, worker: string, hash: string): Promise<void> {
+  await sql`
+    update relayer_jobs set status = 'confirmed', tx_hash = ${hash}, locked_by = null, locked_until = null,
+      updated_at = now()
+    where id = ${jobId} and locked_by = ${worker}
+  `.execute(db);
+}
+
+/**
+ * Fails a job for good, whatever its attempts: its transaction was mined and reverted, so sending
+ * again would be a second transaction for one job.
+ */
+export async function failJob(db: Db, jobId: string, worker: string, error: string, hash?: string): Promise<void> {
+  await sql`
+    update relayer_jobs set status = 'failed', last_error = ${error.slice(0, 2000)},
+      tx_hash = coalesce(${hash ?? null}::text, tx_hash), raw_tx = '', locked_by = null, locked_until = null,
+      updated_at = now()
+    where id = ${jobId} and locked_by = ${worker}
+  `.execute(db);
+}
+
+/**
+ * The lowest nonce above every nonce the chain's jobs hold signed and unsettled: a job signed before a
+ * crash keeps its nonce, and the next job must not take it.
+ */
+export async function nextUnusedNonce(db: Db, chain: string): Promise<bigint | undefined> {
+  const { rows } = await sql<{ n: string | null }>`
+    select max(nonce) as n from relayer_jobs
+    where chain = ${chain} and raw_tx <> '' and status in ('queued', 'running', 'submitted')
+  `.execute(db);
+  const n = rows[0]?.n;
+  return n === null || n === undefined ? undefined : BigInt(n) + 1n;
+}
+
+/**
+ * A failed job asked for again is queued again with fresh attempts (the client may have fixed the
+ * cause, e.g. approved the HTLC). A failed job has no transaction that can still be mined, so this
+ * cannot make a second one: a reverted job's transaction is settled, and a job that failed before
+ * broadcasting never had one. The conditional update lets one of concurrent callers do it.
+ */
+export async function requeueFailedJob(db: Db, idempotencyKey: string): Promise<boolean> {
+  const result = await sql`
+    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, signed_at = null,
+      run_after = now(), updated_at = now()
+    where idempotency_key = ${idempotencyKey} and status = 'failed'
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0n) === 1;
+}
+
+/** `{a,b}` as PGlite may return an array column as text; pg returns it parsed. */
+function parseTextArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.replace(/^\{|\}$/g, '');
+  return inner === '' ? [] : inner.split(',').map((s) => s.replace(/^"|"$/g, ''));
+}

@@ -1,0 +1,312 @@
+// PATCH /v2|v3/orders/{id}?action=... end to end: orders made through POST /v2/orders, the relayer
+// putting the actions on two real anvil chains, balances checked on chain.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { erc20Abi, getAddress, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { contractArtifact } from '../../src/chains/evm/contracts.ts';
+import { devAccount } from '../../src/devnet/evm-devnet.ts';
+import { instantRefundSigned } from '../../src/relayer/instant-refund-gate.ts';
+import { createApp } from '../../src/store/apps.ts';
+import { localnetRegistry, randomHex32, SOLVER, USER } from '../helpers/fixtures.ts';
+import { describeEachStore } from '../helpers/stores.ts';
+import { htlcOrder, newSecret, openActionsApi, settled, startChains, type ActionsApi, type LocalChain } from '../relayer/harness.ts';
+
+const registry = localnetRegistry();
+let chains: Awaited<ReturnType<typeof startChains>>;
+const user = devAccount('user');
+const solver = devAccount('solver');
+const relayer = devAccount('relayer');
+const AMOUNT = 100_000n;
+const DEST_AMOUNT = 99_700n;
+
+before(async () => {
+  chains = await startChains(registry);
+});
+after(async () => {
+  await Promise.all(Object.values(chains).map((c) => c.node.stop()));
+});
+
+describeEachStore('PATCH order actions', (kind) => {
+  let t: ActionsApi;
+  let eth: LocalChain;
+  let arb: LocalChain;
+
+  before(async () => {
+    t = await openActionsApi(kind, registry, chains);
+    eth = chains.ethereum_localnet;
+    arb = chains.arbitrum_localnet;
+  });
+  after(() => t.close());
+
+  const patch = async (version: 'v2' | 'v3', orderId: string, action: string, payload?: object, key = t.key) => {
+    const res = await t.api.inject({
+      method: 'PATCH',
+      url: `/${version}/orders/${orderId}?action=${action}`,
+      headers: { 'service-app-id': key },
+      ...(payload ? { payload } : {}),
+    });
+    return { status: res.statusCode, body: res.json<Record<string, any>>() };
+  };
+
+  /** A WBTC order ethereum -> arbitrum whose secret the test keeps. */
+  async function createOrder() {
+    const { secret, secretHash } = newSecret();
+    const res = await t.api.inject({
+      method: 'POST',
+      url: '/v2/orders',
+      headers: { 'service-app-id': t.key },
+      payload: {
+        source: { asset: 'ethereum_localnet:wbtc', owner: USER, amount: AMOUNT.toString() },
+        destination: { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: DEST_AMOUNT.toString() },
+        nonce: randomHex32().slice(0, 20),
+        secret_hash: secretHash,
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const result = res.json<Record<string, any>>().result;
+    const order = (await t.api.inject({ url: `/v2/orders/${result.order_id}`, headers: { 'service-app-id': t.key } })).json<Record<string, any>>().result;
+    return { id: result.order_id as string, created: result, order, secret };
+  }
+
+  /** The user approves the HTLC (the create response's approval transaction) and signs the typed data. */
+  async function approveAndSign(created: Record<string, any>, signer = user): Promise<Hex> {
+    const approval = created.approval_transaction;
+    const hash = await eth.wallet(user).sendTransaction({ account: user, chain: undefined, to: approval.to, data: approval.data });
+    assert.equal((await eth.client.waitForTransactionReceipt({ hash })).status, 'success');
+    const td = created.typed_data;
+    return signer.signTypedData({
+      domain: { ...td.domain, chainId: BigInt(td.domain.chainId) },
+      types: { Initiate: td.types.Initiate },
+      primaryType: 'Initiate',
+      message: { ...td.message, timelock: BigInt(td.message.timelock), amount: BigInt(td.message.amount) },
+    });
+  }
+
+  async function initiated() {
+    const o = await createOrder();
+    const signature = await approveAndSign(o.created);
+    const res = await patch('v2', o.id, 'initiate', { signature });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.equal((await settled(t.store, `${o.id}:initiate`)).status, 'confirmed');
+    return o;
+  }
+
+  /** The solver funds the destination itself, as its own loop would. */
+  async function solverInitiatesDestination(o: Awaited<ReturnType<typeof createOrder>>) {
+    const htlcAbi = contractArtifact('HTLC').abi;
+    const { wbtc, wbtcHtlc } = arb.deployment.contracts;
+    const w = arb.wallet(solver);
+    const send = async (hash: Hex) => assert.equal((await arb.client.waitForTransactionReceipt({ hash })).status, 'success');
+    await send(await w.writeContract({ account: solver, chain: undefined, address: wbtc, abi: erc20Abi, functionName: 'approve', args: [wbtcHtlc, DEST_AMOUNT] }));
+    const d = o.order.destination_swap;
+    await send(
+      await w.writeContract({
+        account: solver,
+        chain: undefined,
+        address: wbtcHtlc,
+        abi: htlcAbi,
+        functionName: 'initiate',
+        args: [getAddress(d.redeemer), BigInt(d.timelock), DEST_AMOUNT, `0x${d.secret_hash}`],
+      }),
+    );
+    const onChain = await htlcOrder(arb, d.swap_id);
+    assert.equal(onChain.amount, DEST_AMOUNT, 'the destination swap id is the contract order id');
+  }
+
+  const jobCount = async (orderId: string) =>
+    (await t.store.db.selectFrom('relayer_jobs').select('id').where('order_id', '=', orderId).execute()).length;
+  const relayerNonce = () => eth.client.getTransactionCount({ address: relayer.address });
+
+  test('initiate: the relayer puts initiateWithSignature on chain with the signed terms; ten concurrent PATCHes make one transaction', async () => {
+    const o = await createOrder();
+    const signature = await approveAndSign(o.created);
+    const userBefore = await eth.wbtcBalance(user.address);
+    const htlcBefore = await eth.wbtcBalance(eth.deployment.contracts.wbtcHtlc);
+    const nonceBefore = await relayerNonce();
+
+    const answers = await Promise.all(Array.from({ length: 10 }, () => patch('v2', o.id, 'initiate', { signature })));
+    for (const a of answers) assert.equal(a.status, 202, JSON.stringify(a.body));
+    const hashes = new Set(answers.map((a) => a.body.result));
+    assert.equal(hashes.size, 1, `one transaction hash for all: ${[...hashes].join(', ')}`);
+    const [hash] = [...hashes];
+    assert.match(hash, /^0x[0-9a-f]{64}$/);
+    assert.equal(answers[0]!.body.status, 'Ok');
+
+    const job = await settled(t.store, `${o.id}:initiate`);
+    assert.equal(job.status, 'confirmed');
+    assert.equal(job.txHash, hash);
+    assert.equal(await jobCount(o.id), 1);
+    assert.equal(await relayerNonce(), nonceBefore + 1, 'the relayer sent exactly one transaction');
+    const receipt = await eth.client.getTransactionReceipt({ hash });
+    assert.equal(receipt.from.toLowerCase(), relayer.address.toLowerCase());
+
+    const onChain = await htlcOrder(eth, o.order.source_swap.swap_id);
+    assert.equal(onChain.initiator, getAddress(USER));
+    assert.equal(onChain.redeemer, getAddress(SOLVER.addresses.ethereum_localnet!));
+    assert.equal(onChain.amount, AMOUNT);
+    assert.equal(onChain.timelock, 600n);
+    assert.equal(await eth.wbtcBalance(user.address), userBefore - AMOUNT);
+    assert.equal(await eth.wbtcBalance(eth.deployment.contracts.wbtcHtlc), htlcBefore + AMOUNT);
+
+    // Asked again later: the same job and hash, no new transaction.
+    const again = await patch('v2', o.id, 'initiate', { signature });
+    assert.equal(again.status, 202);
+    assert.equal(again.body.result, hash);
+    assert.equal(again.body.job.status, 'confirmed');
+    assert.equal(await relayerNonce(), nonceBefore + 1);
+  });
+
+  test('initiate: a signature by another key is 400 and makes no job; a non-gasless app is 403; a past deadline is 409', async () => {
+    const o = await createOrder();
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const signature = await approveAndSign(o.created, stranger as unknown as typeof user);
+    const bad = await patch('v2', o.id, 'initiate', { signature });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error, /^signature: signed by 0x[0-9a-fA-F]{40}, not by the source initiator/);
+    assert.equal(bad.body.code, 'invalid_request');
+    assert.equal((await patch('v2', o.id, 'initiate', { signature: '0x1234' })).status, 400);
+    const missing = await patch('v2', o.id, 'initiate', {});
+    assert.equal(missing.status, 400);
+    assert.match(missing.body.error, /'signature': is required/);
+    assert.equal(await jobCount(o.id), 0);
+
+    const good = await approveAndSign(o.created);
+    const { key: plainKey } = await createApp(t.store.db, { name: 'not gasless', gasless: false });
+    const forbidden = await patch('v2', o.id, 'initiate', { signature: good }, plainKey);
+    assert.equal(forbidden.status, 403);
+    assert.equal(forbidden.body.code, 'forbidden');
+
+    await t.store.db.updateTable('orders').set({ deadline: String(Math.floor(Date.now() / 1000) - 10) }).where('id', '=', o.id).execute();
+    const late = await patch('v2', o.id, 'initiate', { signature: good });
+    assert.equal(late.status, 409);
+    assert.match(late.body.error, /deadline/);
+    assert.equal(await jobCount(o.id), 0);
+    assert.equal((await htlcOrder(eth, o.order.source_swap.swap_id)).amount, 0n, 'nothing on chain');
+  });
+
+  test('action validation: unknown actions name the allowed ones; v3 takes refund and instant-refund only; unknown orders are 404', async () => {
+    const id = randomHex32();
+    const v2 = await patch('v2', id, 'explode');
+    assert.equal(v2.status, 400);
+    assert.equal(v2.body.error, "invalid query parameter 'action': must be one of: initiate, redeem, refund, instant-refund");
+    const v3 = await patch('v3', id, 'redeem');
+    assert.equal(v3.status, 400);
+    assert.equal(v3.body.error, "invalid query parameter 'action': must be one of: refund, instant-refund");
+    assert.equal((await patch('v2', id, 'refund')).status, 404);
+    const noKey = await t.api.inject({ method: 'PATCH', url: `/v2/orders/${id}?action=refund` });
+    assert.equal(noKey.statusCode, 401);
+  });
+
+  test('redeem: a wrong secret is 400; the right one redeems the destination for the user through the relayer', async () => {
+    const o = await initiated();
+    const early = await patch('v2', o.id, 'redeem', { secret: o.secret.slice(2) });
+    assert.equal(early.status, 409, 'the destination is not initiated yet');
+    await solverInitiatesDestination(o);
+
+    const wrong = await patch('v2', o.id, 'redeem', { secret: randomHex32() });
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.body.error, "secret: its sha256 is not the order's secret_hash");
+    const short = await patch('v2', o.id, 'redeem', { secret: o.secret.slice(0, 64) });
+    assert.equal(short.status, 400);
+    assert.match(short.body.error, /'secret': must be the 32-byte secret/);
+    assert.equal(await jobCount(o.id), 1, 'only the initiate job');
+
+    const userBefore = await arb.wbtcBalance(user.address);
+    const res = await patch('v2', o.id, 'redeem', { secret: o.secret.slice(2) });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.ok(!JSON.stringify(res.body).includes(o.secret.slice(2)), 'the secret is not echoed');
+    const job = await settled(t.store, `${o.id}:redeem`);
+    assert.equal(job.status, 'confirmed');
+    assert.equal(job.txHash, res.body.result);
+    assert.equal(await arb.wbtcBalance(user.address), userBefore + DEST_AMOUNT, 'the user received the destination amount');
+    assert.notEqual((await htlcOrder(arb, o.order.destination_swap.swap_id)).fulfilledAt, 0n);
+    const receipt = await arb.client.getTransactionReceipt({ hash: res.body.result });
+    assert.equal(receipt.from.toLowerCase(), relayer.address.toLowerCase(), 'the relayer paid the gas');
+  });
+
+  test('refund: 409 before the source is initiated and before expiry; after the timelock the user gets the tokens back', async () => {
+    const fresh = await createOrder();
+    const notInitiated = await patch('v2', fresh.id, 'refund');
+    assert.equal(notInitiated.status, 409);
+    assert.match(notInitiated.body.error, /not initiated on chain/);
+
+    const userStart = await eth.wbtcBalance(user.address);
+    const o = await initiated();
+    assert.equal(await eth.wbtcBalance(user.address), userStart - AMOUNT);
+    const early = await patch('v3', o.id, 'refund', {});
+    assert.equal(early.status, 409);
+    assert.match(early.body.error, /has not expired: refundable from block \d+/);
+    assert.equal(await jobCount(o.id), 1);
+
+    const onChain = await htlcOrder(eth, o.order.source_swap.swap_id);
+    const latest = await eth.client.getBlockNumber();
+    const target = onChain.initiatedAt + onChain.timelock; // the refund then lands in target + 1
+    await eth.node.rpc('anvil_mine', [`0x${(target - latest).toString(16)}`]);
+    const res = await patch('v3', o.id, 'refund');
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.equal((await settled(t.store, `${o.id}:refund`)).status, 'confirmed');
+    assert.equal(await eth.wbtcBalance(user.address), userStart, 'the user has the tokens back');
+    assert.notEqual((await htlcOrder(eth, o.order.source_swap.swap_id)).fulfilledAt, 0n);
+  });
+
+  test('instant-refund: with the destination not initiated, the solver co-signs, the order is flagged and the user is refunded', async () => {
+    const userStart = await eth.wbtcBalance(user.address);
+    const o = await initiated();
+    assert.equal(await instantRefundSigned(t.store.db, o.id), false);
+    const res = await patch('v3', o.id, 'instant-refund', {});
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.equal((await settled(t.store, `${o.id}:instant-refund`)).status, 'confirmed');
+    assert.equal(await instantRefundSigned(t.store.db, o.id), true, 'the solver must never fund this destination');
+    assert.equal(await eth.wbtcBalance(user.address), userStart);
+    assert.notEqual((await htlcOrder(eth, o.order.source_swap.swap_id)).fulfilledAt, 0n);
+    const again = await patch('v2', o.id, 'instant-refund');
+    assert.equal(again.status, 202);
+    assert.equal(again.body.result, res.body.result);
+  });
+
+  test('instant-refund: once the destination is initiated it is 409, nothing is flagged and the source stays locked', async () => {
+    const o = await initiated();
+    await solverInitiatesDestination(o);
+    // What the watcher records when it sees the destination initiated.
+    await t.store.db.updateTable('swaps').set({ initiate_tx_hash: `0x${randomHex32()}` }).where('order_id', '=', o.id).where('side', '=', 'destination').execute();
+    const arbBefore = await arb.wbtcBalance(user.address);
+    const res = await patch('v3', o.id, 'instant-refund');
+    assert.equal(res.status, 409);
+    assert.match(res.body.error, /destination is initiated/);
+    assert.equal(await instantRefundSigned(t.store.db, o.id), false);
+    assert.equal(await jobCount(o.id), 1);
+    const source = await htlcOrder(eth, o.order.source_swap.swap_id);
+    assert.equal(source.fulfilledAt, 0n);
+    assert.equal(source.amount, AMOUNT);
+    assert.equal(await arb.wbtcBalance(user.address), arbBefore);
+  });
+
+  test('other families are not supported yet; native ether cannot be initiated by signature', async () => {
+    const native = await t.api.inject({
+      method: 'POST',
+      url: '/v2/orders',
+      headers: { 'service-app-id': t.key },
+      payload: {
+        source: { asset: 'ethereum_localnet:eth', owner: USER, amount: '10000000000000000' },
+        destination: { asset: 'arbitrum_localnet:eth', owner: USER, amount: '9970000000000000' },
+        nonce: randomHex32().slice(0, 20),
+      },
+    });
+    assert.equal(native.statusCode, 201, native.body);
+    const res0 = await patch('v2', native.json<Record<string, any>>().result.order_id, 'initiate', { signature: `0x${'11'.repeat(65)}` });
+    assert.equal(res0.status, 400);
+    assert.match(res0.body.error, /native ether/);
+    // A Litecoin-source order, written directly.
+    const { sampleOrder } = await import('../helpers/fixtures.ts');
+    const { insertOrder } = await import('../../src/store/orders.ts');
+    const apps = await t.store.db.selectFrom('apps').select('id').executeTakeFirstOrThrow();
+    const ltc = sampleOrder(apps.id, {
+      source: { swapId: randomHex32(), chain: 'litecoin_localnet', asset: 'litecoin_localnet:ltc', initiator: 'x', redeemer: 'y', timelock: 60n, amount: 100000n, assetPrice: 90, requiredConfirmations: 1 },
+    });
+    await insertOrder(t.store.db, ltc);
+    const res = await patch('v3', ltc.id, 'refund');
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error, 'refund on bitcoin chains (litecoin_localnet) is not supported yet');
+  });
+});

@@ -1,0 +1,160 @@
+// The relayer worker against a real anvil: one job makes one transaction through a crash between
+// signing and sending, a nonce taken by another transaction, a fee bump, and a call that would revert.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { erc20Abi, keccak256, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { evmChainId } from '../../src/chains/evm/index.ts';
+import { initiateTypedData } from '../../src/chains/evm/typed-data.ts';
+import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
+import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
+import { jobCall, type JobPayload } from '../../src/relayer/jobs.ts';
+import { readSignedTx, saveSignedTx } from '../../src/relayer/signed-txs.ts';
+import type { Store } from '../../src/store/database.ts';
+import { claimJobs, enqueueJob, findJob } from '../../src/store/relayer-jobs.ts';
+import { localnetRegistry, randomHex32, seedBasics, SOLVER } from '../helpers/fixtures.ts';
+import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { htlcOrder, newSecret, startChains } from './harness.ts';
+
+const registry = localnetRegistry();
+const CHAIN = 'ethereum_localnet';
+let chains: Awaited<ReturnType<typeof startChains>>;
+const user = devAccount('user');
+const relayerKey = privateKeyOf(devAccount('relayer'));
+const relayerAccount = privateKeyToAccount(relayerKey);
+
+before(async () => {
+  chains = await startChains(registry);
+});
+after(async () => {
+  await Promise.all(Object.values(chains).map((c) => c.node.stop()));
+});
+
+describeEachStore('EVM relayer', (kind) => {
+  let store: Store;
+  let relayer: EvmRelayer;
+  const eth = () => chains.ethereum_localnet;
+  const nonce = () => eth().client.getTransactionCount({ address: relayerAccount.address });
+
+  before(async () => {
+    store = await openTestStore(kind);
+    await seedBasics(store.db, registry);
+    relayer = new EvmRelayer({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0 });
+  });
+  after(() => store.close());
+
+  /** A gasless initiate the user approved and signed: a job that succeeds on chain. */
+  async function initiateJob(): Promise<{ key: string; payload: JobPayload; swapId: string }> {
+    const asset = registry.asset('ethereum_localnet:wbtc')!;
+    const { secretHash } = newSecret();
+    const htlc = eth().deployment.contracts.wbtcHtlc;
+    const amount = 10_000n;
+    const w = eth().wallet(user);
+    const token = eth().deployment.contracts.wbtc;
+    // Jobs of several tests may be pending at once: approve on top of what is still approved.
+    const allowance = await eth().client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [user.address, htlc] });
+    const hash = await w.writeContract({ account: user, chain: undefined, address: token, abi: erc20Abi, functionName: 'approve', args: [htlc, allowance + amount] });
+    await eth().client.waitForTransactionReceipt({ hash });
+    const m = { chainId: evmChainId(asset.chain), htlc, redeemer: SOLVER.addresses.ethereum_localnet as Hex, timelock: 600n, amount, secretHash };
+    const signature = await user.signTypedData(initiateTypedData(m));
+    const payload: JobPayload = { kind: 'initiate', htlc, initiator: user.address, redeemer: m.redeemer, timelock: '0x258', amount: `0x${amount.toString(16)}`, secretHash, signature };
+    const { evmOrderId } = await import('../../src/chains/evm/order-id.ts');
+    const swapId = evmOrderId({ ...m, initiator: user.address }).slice(2);
+    const key = `test:${randomHex32()}:initiate`;
+    await enqueueJob(store.db, { chain: CHAIN, action: 'initiate', idempotencyKey: key, payload });
+    return { key, payload, swapId };
+  }
+
+  /** What a worker that died right after storing its signed transaction leaves behind. */
+  async function signAndDie(key: string, payload: JobPayload, txNonce: number): Promise<Hex> {
+    const [job] = await claimJobs(store.db, { chain: CHAIN, worker: 'dead', leaseMs: 1, limit: 1 });
+    assert.equal(job?.idempotencyKey, key);
+    const call = jobCall(payload);
+    const fees = await eth().client.estimateFeesPerGas();
+    const raw = await relayerAccount.signTransaction({ type: 'eip1559', chainId: 31337, to: call.to, data: call.data, nonce: txNonce, gas: 300_000n, ...fees });
+    assert.ok(await saveSignedTx(store.db, job, 'dead', { raw, hash: keccak256(raw), nonce: BigInt(txNonce) }));
+    await new Promise((r) => setTimeout(r, 10)); // the dead worker's lease runs out
+    return keccak256(raw);
+  }
+
+  async function tickUntilSettled(key: string) {
+    for (let i = 0; i < 20; i++) {
+      await relayer.tick();
+      const job = await findJob(store.db, key);
+      if (job?.status === 'confirmed' || job?.status === 'failed') return job;
+    }
+    assert.fail(`job ${key} did not settle`);
+  }
+
+  test('a crash between signing and sending resends the stored transaction; a later job takes the next nonce', async () => {
+    const first = await initiateJob();
+    const start = await nonce();
+    const storedHash = await signAndDie(first.key, first.payload, start);
+    const second = await initiateJob();
+
+    const a = await tickUntilSettled(first.key);
+    const b = await tickUntilSettled(second.key);
+    assert.equal(a.status, 'confirmed', a.lastError);
+    assert.equal(b.status, 'confirmed', b.lastError);
+    assert.equal(a.txHash, storedHash, 'the very transaction signed before the crash');
+    assert.equal(b.status, 'confirmed');
+    assert.deepEqual([a.nonce, b.nonce], [String(start), String(start + 1)]);
+    assert.equal(await nonce(), start + 2, 'two jobs, two transactions');
+    assert.equal((await htlcOrder(eth(), first.swapId)).amount, 10_000n);
+    assert.equal((await htlcOrder(eth(), second.swapId)).amount, 10_000n);
+  });
+
+  test('a nonce taken by another transaction: the job signs again with a new nonce, once', async () => {
+    const job = await initiateJob();
+    const start = await nonce();
+    const storedHash = await signAndDie(job.key, job.payload, start);
+    // The relayer key spends that nonce elsewhere before the job's transaction goes out.
+    const w = eth().wallet(relayerAccount as unknown as typeof user);
+    await eth().client.waitForTransactionReceipt({ hash: await w.sendTransaction({ account: relayerAccount, chain: undefined, to: relayerAccount.address, value: 0n, nonce: start }) });
+
+    const settled = await tickUntilSettled(job.key);
+    assert.equal(settled.status, 'confirmed');
+    assert.notEqual(settled.txHash, storedHash);
+    assert.equal(settled.nonce, String(start + 1));
+    assert.equal(await nonce(), start + 2);
+    const { rows } = await import('kysely').then(({ sql }) => sql<{ n: number }>`select cardinality(tx_hashes) as n from relayer_jobs where id = ${settled.id}`.execute(store.db));
+    assert.equal(Number(rows[0]!.n), 2);
+    assert.equal((await htlcOrder(eth(), job.swapId)).amount, 10_000n);
+  });
+
+  test('a transaction left unmined is re-signed with higher fees and the same nonce; only one is mined', async () => {
+    const bumping = new EvmRelayer({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0, bumpAfterMs: 0 });
+    const job = await initiateJob();
+    const start = await nonce();
+    await eth().node.rpc('evm_setAutomine', [false]);
+    try {
+      await bumping.tick(); // signed and sent, not mined
+      const first = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
+      await bumping.tick(); // old enough: bumped
+      const second = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
+      assert.notEqual(second.hash, first.hash);
+      assert.equal(second.nonce, first.nonce);
+      assert.deepEqual(second.hashes.slice(-2), [first.hash, second.hash]);
+      await eth().node.rpc('evm_mine', []);
+      await bumping.tick();
+      const settled = (await findJob(store.db, job.key))!;
+      assert.equal(settled.status, 'confirmed');
+      assert.equal(settled.txHash, second.hash, 'the replacement was mined');
+      assert.equal(await nonce(), start + 1);
+    } finally {
+      await eth().node.rpc('evm_setAutomine', [true]);
+    }
+  });
+
+  test('a call that would revert sends nothing and records the contract error by name', async () => {
+    const key = `test:${randomHex32()}:refund`;
+    await enqueueJob(store.db, { chain: CHAIN, action: 'refund', idempotencyKey: key, payload: { kind: 'refund', htlc: eth().deployment.contracts.wbtcHtlc, orderId: `0x${randomHex32()}` } });
+    const start = await nonce();
+    await relayer.tick();
+    const job = (await findJob(store.db, key))!;
+    assert.equal(job.status, 'queued');
+    assert.equal(job.lastError, 'reverted: HTLC__OrderNotInitiated');
+    assert.equal(await readSignedTx(store.db, job.id), undefined);
+    assert.equal(await nonce(), start);
+  });
+});

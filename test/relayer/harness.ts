@@ -1,0 +1,141 @@
+// Two real anvil chains with the localnet contracts, an API over a fresh store with the relayed order
+// actions, and one relayer worker per chain running in the background.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, sha256, type Address, type Hex, type PublicClient } from 'viem';
+import { privateKeyToAccount, type HDAccount } from 'viem/accounts';
+import { buildApi } from '../../src/api/app.ts';
+import type { Registry } from '../../src/chains/registry.ts';
+import { startAnvil, type AnvilNode } from '../../src/devnet/anvil.ts';
+import { deployLocalnet, devAccount, privateKeyOf, type EvmDeployment } from '../../src/devnet/evm-devnet.ts';
+import { SecretBox } from '../../src/orders/secret-box.ts';
+import { StaticPriceSource } from '../../src/pricing/price-source.ts';
+import { buildStrategies } from '../../src/pricing/strategies.ts';
+import { evmReadClients, readHtlcOrder } from '../../src/relayer/chain-clients.ts';
+import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
+import type { Store, StoreKind } from '../../src/store/database.ts';
+import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
+import { setSolverBalance } from '../../src/store/solvers.ts';
+import { TEST_PRICES } from '../helpers/api.ts';
+import { seedBasics, SOLVER, TEST_STRATEGIES } from '../helpers/fixtures.ts';
+import { openTestStore } from '../helpers/stores.ts';
+
+export const CHAINS = { ethereum_localnet: 31337, arbitrum_localnet: 31338 } as const;
+export type ChainKey = keyof typeof CHAINS;
+
+export interface LocalChain {
+  key: ChainKey;
+  node: AnvilNode;
+  client: PublicClient;
+  deployment: EvmDeployment;
+  wallet(account: HDAccount): ReturnType<typeof createWalletClient>;
+  wbtcBalance(address: Address): Promise<bigint>;
+}
+
+/** Starts both chains and deploys the localnet contracts (the addresses the registry names). */
+export async function startChains(registry: Registry): Promise<Record<ChainKey, LocalChain>> {
+  const entries = await Promise.all(
+    (Object.entries(CHAINS) as Array<[ChainKey, number]>).map(async ([key, chainId]): Promise<[ChainKey, LocalChain]> => {
+      const node = await startAnvil({ chainId });
+      const deployment = await deployLocalnet(registry.chain(key)!, node.rpcUrl, chainId);
+      const client = createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0, pollingInterval: 20 });
+      const chain = { id: chainId, name: key, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [node.rpcUrl] } } };
+      return [
+        key,
+        {
+          key,
+          node,
+          client,
+          deployment,
+          wallet: (account) => createWalletClient({ account, chain, transport: http(node.rpcUrl) }),
+          wbtcBalance: (address) => client.readContract({ address: deployment.contracts.wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+        },
+      ];
+    }),
+  );
+  return Object.fromEntries(entries) as Record<ChainKey, LocalChain>;
+}
+
+export interface ActionsApi {
+  api: FastifyInstance;
+  store: Store;
+  key: string;
+  relayers: Record<ChainKey, EvmRelayer>;
+  close(): Promise<void>;
+}
+
+/** A fresh store and API with the order actions, and the relayers running until close. */
+export async function openActionsApi(kind: StoreKind, registry: Registry, chains: Record<ChainKey, LocalChain>): Promise<ActionsApi> {
+  const store = await openTestStore(kind);
+  const { key } = await seedBasics(store.db, registry);
+  for (const asset of ['ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc', 'ethereum_localnet:eth', 'arbitrum_localnet:eth']) {
+    await setSolverBalance(store.db, { solverId: SOLVER.id, asset, balance: 10n ** 20n });
+  }
+  const solver = privateKeyToAccount(privateKeyOf(devAccount('solver')));
+  const api = await buildApi({
+    store,
+    registry,
+    prices: new StaticPriceSource(TEST_PRICES),
+    strategies: buildStrategies(TEST_STRATEGIES, [SOLVER], registry),
+    solvers: [SOLVER],
+    secrets: new SecretBox(randomBytes(32)),
+    version: 'test',
+    relayer: {
+      evmClient: evmReadClients({ ethereum_localnet: chains.ethereum_localnet.node.rpcUrl, arbitrum_localnet: chains.arbitrum_localnet.node.rpcUrl }),
+      solverSigner: (chainKey) => (chainKey in CHAINS ? solver : undefined),
+      waitMs: 5_000,
+      pollMs: 20,
+    },
+  });
+  await api.ready();
+  const stop = new AbortController();
+  const relayers = Object.fromEntries(
+    (Object.keys(CHAINS) as ChainKey[]).map((k) => [
+      k,
+      new EvmRelayer({
+        db: store.db,
+        chain: k,
+        chainId: CHAINS[k],
+        rpcUrl: chains[k].node.rpcUrl,
+        privateKey: privateKeyOf(devAccount('relayer')),
+        recheckMs: 50,
+        retryMs: 200,
+        pollMs: 20,
+      }),
+    ]),
+  ) as Record<ChainKey, EvmRelayer>;
+  const loops = Object.values(relayers).map((r) => r.run(stop.signal));
+  return {
+    api,
+    store,
+    key,
+    relayers,
+    close: async () => {
+      stop.abort();
+      await Promise.all(loops);
+      await api.close();
+      await store.close();
+    },
+  };
+}
+
+export function newSecret(): { secret: Hex; secretHash: Hex } {
+  const secret: Hex = `0x${randomBytes(32).toString('hex')}`;
+  return { secret, secretHash: sha256(secret) };
+}
+
+/** Waits until the job of `key` is settled (confirmed or failed). */
+export async function settled(store: Store, key: string, timeoutMs = 10_000): Promise<RelayerJob> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await findJob(store.db, key);
+    if (job && (job.status === 'confirmed' || job.status === 'failed')) return job;
+    if (Date.now() > until) throw new Error(`job ${key} not settled: ${JSON.stringify(job)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const htlcOrder = (chain: LocalChain, swapId: string) =>
+  readHtlcOrder(chain.client, chain.deployment.contracts.wbtcHtlc, `0x${swapId}`);
+
+export const checksum = (a: string): Address => getAddress(a);
