@@ -10,6 +10,9 @@ import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
 import { randomUUID } from 'node:crypto';
 import { createPublicClient, http } from 'viem';
 import { EvmWatcher } from './chains/evm/watcher.ts';
+import { privateKeyToAccount } from 'viem/accounts';
+import { evmReadClients } from './relayer/chain-clients.ts';
+import { EvmRelayer } from './relayer/evm-relayer.ts';
 import { leasedLoop } from './lease-loop.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { checkSolvers } from './solver/solver-config.ts';
@@ -44,6 +47,12 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     await syncRegistry(store.db, registry);
     await syncSolvers(store.db, config.solvers);
     const prices = await priceSource(config, registry, stoppers);
+    const evmRpc = Object.fromEntries(
+      Object.entries(config.chains).flatMap(([key, access]) =>
+        access.rpc_url && registry.chain(key)?.family === 'evm' ? [[key, access.rpc_url]] : [],
+      ),
+    );
+    const solverAccount = config.keys.solver ? privateKeyToAccount(config.keys.solver) : undefined;
     const api = await buildApi({
       store,
       registry,
@@ -53,6 +62,18 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       secrets,
       affiliateFeeAssets: config.affiliateFeeAssets,
       signingOptions,
+      ...(config.keys.relayer
+        ? {
+            relayer: {
+              evmClient: evmReadClients(evmRpc),
+              // The solver co-signs instant refunds on the chains where this key is its address.
+              solverSigner: (chainKey: string) =>
+                solverAccount && config.solvers.some((s) => s.addresses[chainKey]?.toLowerCase() === solverAccount.address.toLowerCase())
+                  ? solverAccount
+                  : undefined,
+            },
+          }
+        : {}),
       version: VERSION,
       logger: { level: config.logLevel },
       orderCacheMs: config.orderCacheMs,
@@ -68,8 +89,30 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     await readBalances();
     stoppers.push(every(5_000, readBalances));
 
-    // One watcher per EVM chain with an RPC, run by exactly one instance (a lease per chain).
     const instance = randomUUID();
+    // One relayer per EVM chain (it holds its own per-chain lease while it runs).
+    if (config.keys.relayer) {
+      for (const [key, rpcUrl] of Object.entries(evmRpc)) {
+        const chain = registry.chain(key)!;
+        const relayer = new EvmRelayer({
+          db: store.db,
+          chain: key,
+          chainId: Number(chain.id.slice(chain.id.indexOf(':') + 1)),
+          rpcUrl,
+          privateKey: config.keys.relayer,
+          worker: instance,
+          log: api.log.child({ chain: key, worker: 'relayer' }),
+        });
+        const abort = new AbortController();
+        const running = relayer.run(abort.signal);
+        stoppers.push(async () => {
+          abort.abort();
+          await running;
+        });
+      }
+    }
+
+    // One watcher per EVM chain with an RPC, run by exactly one instance (a lease per chain).
     for (const [key, access] of Object.entries(config.chains)) {
       const chain = registry.chain(key);
       if (!access.rpc_url || chain?.family !== 'evm') continue;

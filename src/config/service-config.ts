@@ -99,6 +99,8 @@ export interface ServiceConfig {
   priceFeed: PriceFeedConfig | undefined;
   affiliateFeeAssets: string[];
   chains: Record<string, ChainAccessConfig>;
+  /** Private keys, from the environment only (never the config file). */
+  keys: { relayer?: `0x${string}`; solver?: `0x${string}` };
   orderCacheMs: number;
 }
 
@@ -134,8 +136,18 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     priceFeed: file.price_feed,
     affiliateFeeAssets: file.affiliate_fee_assets ?? [],
     chains: file.chains ?? {},
+    keys: {
+      ...(env.HASHLOCK_RELAYER_KEY ? { relayer: privateKey(env.HASHLOCK_RELAYER_KEY, 'HASHLOCK_RELAYER_KEY') } : {}),
+      ...(env.HASHLOCK_SOLVER_KEY ? { solver: privateKey(env.HASHLOCK_SOLVER_KEY, 'HASHLOCK_SOLVER_KEY') } : {}),
+    },
     orderCacheMs: file.order_cache_ms ?? 60_000,
   };
+}
+
+function privateKey(value: string, name: string): `0x${string}` {
+  const hex = value.startsWith('0x') ? value.slice(2) : value;
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new ConfigError(`${name}: must be a 32-byte private key in hex`);
+  return `0x${hex.toLowerCase()}`;
 }
 
 function parsePort(value: string): number {

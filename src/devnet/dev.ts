@@ -46,7 +46,12 @@ export async function startDev(config: ServiceConfig): Promise<Dev> {
     const relayer = devAccount('relayer').address;
     const chains = { ...config.chains };
     for (const d of deployments) chains[d.chain] = { ...chains[d.chain], rpc_url: d.rpcUrl, relayer };
-    const service = await startService({ ...config, chains });
+    // The dev accounts' public keys sign for the relayer and the solver unless the environment names others.
+    const keys = {
+      relayer: config.keys.relayer ?? privateKeyOf(devAccount('relayer')),
+      solver: config.keys.solver ?? privateKeyOf(devAccount('solver')),
+    };
+    const service = await startService({ ...config, chains, keys });
     let appKey = readDevnetFile(config.dataDir).app_key;
     if (!appKey || !(await findAppByKey(service.store.db, appKey))) {
       appKey = (await createApp(service.store.db, { name: 'devnet', gasless: true })).key;

@@ -4,6 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
+import { createPublicClient, createWalletClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
@@ -92,6 +94,33 @@ test('hashlock dev runs local chains with the registry contracts, funds the solv
     });
     assert.equal(order.status, 'Ok', JSON.stringify(order));
     assert.ok(order.result.typed_data, 'the devnet app is gasless');
+
+    // Gasless initiate through the running service: approve on chain, sign the typed data, PATCH.
+    const user = privateKeyToAccount(first.devnet.accounts.user.private_key as `0x${string}`);
+    const rpc = first.devnet.chains.ethereum_localnet!.rpc_url;
+    const chain = { id: 31337, name: 'ethereum_localnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpc] } } };
+    const wallet = createWalletClient({ account: user, chain, transport: http(rpc) });
+    const reader = createPublicClient({ chain, transport: http(rpc), pollingInterval: 100 });
+    const approval = order.result.approval_transaction as { to: `0x${string}`; data: `0x${string}` };
+    await reader.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: approval.to, data: approval.data }) });
+    const td = order.result.typed_data as { domain: { chainId: `0x${string}`; verifyingContract: `0x${string}` }; message: Record<string, `0x${string}`> };
+    const signature = await user.signTypedData({
+      domain: { name: 'HTLC', version: '3', chainId: BigInt(td.domain.chainId), verifyingContract: td.domain.verifyingContract },
+      types: { Initiate: [{ name: 'redeemer', type: 'address' }, { name: 'timelock', type: 'uint256' }, { name: 'amount', type: 'uint256' }, { name: 'secretHash', type: 'bytes32' }] },
+      primaryType: 'Initiate',
+      message: { redeemer: td.message.redeemer!, timelock: BigInt(td.message.timelock!), amount: BigInt(td.message.amount!), secretHash: td.message.secretHash! },
+    });
+    const initiated = await getJson(first.devnet, `/v2/orders/${order.result.order_id}?action=initiate`, { method: 'PATCH', body: JSON.stringify({ signature }) });
+    assert.equal(initiated.status, 'Ok', JSON.stringify(initiated));
+    assert.match(initiated.result, /^0x[0-9a-f]{64}$/);
+    let seen: Record<string, any> | undefined;
+    for (let i = 0; i < 100 && !seen?.source_swap?.initiate_tx_hash; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      seen = (await getJson(first.devnet, `/v2/orders/${order.result.order_id}`)).result;
+    }
+    assert.equal(seen!.source_swap.initiate_tx_hash, initiated.result, 'the watcher recorded the relayed initiate');
+    assert.equal(seen!.source_swap.filled_amount, '100000');
+    assert.ok(['initiate_detected', 'initiated'].includes(seen!.status));
   } finally {
     assert.equal(await stop(first.child), 0, first.output());
   }
