@@ -11,14 +11,15 @@ import type { Db } from '../store/database.ts';
  */
 export async function mayCoSignInstantRefund(db: Db, orderId: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const { rows } = await sql<{ destination_initiate_tx: string }>`
-      select d.initiate_tx_hash as destination_initiate_tx
+    const { rows } = await sql<{ destination_initiate_tx: string; funding: boolean }>`
+      select d.initiate_tx_hash as destination_initiate_tx, o.destination_funding_at is not null as funding
       from orders o join swaps d on d.order_id = o.id and d.side = 'destination'
       where o.id = ${orderId}
       for update of o
     `.execute(trx);
     const row = rows[0];
-    if (!row || row.destination_initiate_tx !== '') return false;
+    // The solver recorded its intent to fund the destination (src/solver/evm-solver.ts): never both.
+    if (!row || row.destination_initiate_tx !== '' || row.funding) return false;
     await sql`update orders set instant_refund_signed = true where id = ${orderId} and not instant_refund_signed`.execute(trx);
     return true;
   });

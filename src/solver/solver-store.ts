@@ -1,0 +1,99 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../store/database.ts';
+
+/**
+ * The solver's queries: which of its orders need a step, and the rule-5 funding claim. Each query
+ * selects by the swap fields the watchers keep, so an order drops out once its step shows on chain.
+ */
+
+export interface SolverQuery {
+  solverId: string;
+  /** The chain keys the solver serves; both sides of an order must be among them. */
+  chains: readonly string[];
+  limit: number;
+}
+
+async function ids(db: Db, q: SolverQuery, condition: RawBuilder<unknown>): Promise<string[]> {
+  const chains = sql.join(q.chains.map((c) => sql`${c}`));
+  const { rows } = await sql<{ id: string }>`
+    select o.id
+    from orders o
+    join swaps s on s.order_id = o.id and s.side = 'source'
+    join swaps d on d.order_id = o.id and d.side = 'destination'
+    where o.solver_id = ${q.solverId} and s.chain in (${chains}) and d.chain in (${chains}) and ${condition}
+    order by o.created_at
+    limit ${q.limit}
+  `.execute(db);
+  return rows.map((r) => r.id);
+}
+
+/** Source initiated with enough confirmations, not redeemed or refunded; destination not initiated; no instant refund. */
+export const orderIdsToFund = (db: Db, q: SolverQuery) =>
+  ids(
+    db,
+    q,
+    sql`not o.instant_refund_signed
+      and s.initiate_tx_hash <> '' and s.initiate_block_number <> 0 and s.current_confirmations >= s.required_confirmations
+      and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and d.initiate_tx_hash = ''`,
+  );
+
+/** The service holds the secret; the destination is initiated and confirmed, neither redeemed nor refunded. */
+export const ordersToRedeemForClient = (db: Db, q: SolverQuery) =>
+  ids(
+    db,
+    q,
+    sql`o.secret_ciphertext is not null
+      and d.initiate_tx_hash <> '' and d.initiate_block_number <> 0 and d.current_confirmations >= d.required_confirmations
+      and d.redeem_tx_hash = '' and d.refund_tx_hash = ''`,
+  );
+
+/** The secret is on chain (destination redeemed) and the source is initiated, neither redeemed nor refunded. */
+export const ordersToRedeemSource = (db: Db, q: SolverQuery) =>
+  ids(db, q, sql`d.secret <> '' and s.initiate_tx_hash <> '' and s.redeem_tx_hash = '' and s.refund_tx_hash = ''`);
+
+/** Completed (both redeems confirmed) with affiliate fees still pending. */
+export const ordersToAccrue = (db: Db, q: SolverQuery) =>
+  ids(
+    db,
+    q,
+    sql`s.redeem_block_number <> 0 and d.redeem_block_number <> 0
+      and exists (select 1 from affiliate_fees f where f.order_id = o.id and f.status = 'pending')`,
+  );
+
+/** The destination is initiated, neither redeemed nor refunded, and its timelock has run out at the watched height. */
+export const ordersToRefund = (db: Db, q: SolverQuery) =>
+  ids(
+    db,
+    q,
+    sql`d.initiate_block_number <> 0 and d.redeem_tx_hash = '' and d.refund_tx_hash = ''
+      and exists (select 1 from chain_heights h where h.chain = d.chain and h.height >= d.initiate_block_number + d.timelock)`,
+  );
+
+/**
+ * Rule 5: under the order's row lock, refuses when the solver co-signed an instant refund, and
+ * otherwise records the intent to fund the destination (`destination_funding_at`, migration 0007)
+ * before anything is broadcast; the instant-refund gate refuses from then on. Idempotent.
+ */
+export async function claimFunding(db: Db, orderId: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ signed: boolean }>`
+      select instant_refund_signed as signed from orders where id = ${orderId} for update
+    `.execute(trx);
+    const row = rows[0];
+    if (!row || row.signed) return false;
+    await sql`update orders set destination_funding_at = coalesce(destination_funding_at, now()) where id = ${orderId}`.execute(trx);
+    return true;
+  });
+}
+
+/** When the solver recorded its intent to fund the destination, if it did. */
+export async function destinationFundingAt(db: Db, orderId: string): Promise<string | null> {
+  const { rows } = await sql<{ at: string | null }>`select destination_funding_at::text as at from orders where id = ${orderId}`.execute(db);
+  return rows[0]?.at ?? null;
+}
+
+/** The sealed service-held secret of an order, if the service holds it. */
+export async function secretCiphertext(db: Db, orderId: string): Promise<Uint8Array | null> {
+  const { rows } = await sql<{ sealed: Uint8Array | null }>`select secret_ciphertext as sealed from orders where id = ${orderId}`.execute(db);
+  return rows[0]?.sealed ?? null;
+}

@@ -1,0 +1,172 @@
+// Two anvil chains, the API with the relayed order actions, and every worker driven by hand: one
+// relayer and one watcher per chain, and the solver. `step()` runs each once, so a test decides when
+// anything happens.
+import { randomBytes } from 'node:crypto';
+import assert from 'node:assert/strict';
+import type { FastifyInstance } from 'fastify';
+import { sha256, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { buildApi } from '../../src/api/app.ts';
+import { EvmWatcher } from '../../src/chains/evm/watcher.ts';
+import type { Registry } from '../../src/chains/registry.ts';
+import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
+import { SecretBox } from '../../src/orders/secret-box.ts';
+import { StaticPriceSource } from '../../src/pricing/price-source.ts';
+import { buildStrategies } from '../../src/pricing/strategies.ts';
+import { evmReadClients } from '../../src/relayer/chain-clients.ts';
+import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
+import { EvmSolver, type EvmSolverOptions, type SolverPass } from '../../src/solver/evm-solver.ts';
+import type { Store, StoreKind } from '../../src/store/database.ts';
+import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
+import { setSolverBalance } from '../../src/store/solvers.ts';
+import { TEST_PRICES } from '../helpers/api.ts';
+import { seedBasics, SOLVER, TEST_STRATEGIES } from '../helpers/fixtures.ts';
+import { openTestStore } from '../helpers/stores.ts';
+import { CHAINS, type ChainKey, type LocalChain } from '../relayer/harness.ts';
+
+export interface SwapWorld {
+  api: FastifyInstance;
+  store: Store;
+  key: string;
+  relayers: Record<ChainKey, EvmRelayer>;
+  watchers: Record<ChainKey, EvmWatcher>;
+  solver: EvmSolver;
+  /** Polls both watchers, then runs one solver pass. */
+  step(): Promise<SolverPass>;
+  /** PATCHes an order action while ticking the chain's relayer until its job is settled. */
+  patchRelayed(orderId: string, action: string, chain: ChainKey, payload?: object): Promise<{ status: number; body: Record<string, any>; job?: RelayerJob }>;
+  close(): Promise<void>;
+}
+
+const KEYS = Object.keys(CHAINS) as ChainKey[];
+
+export async function openSwapWorld(
+  kind: StoreKind,
+  registry: Registry,
+  chains: Record<ChainKey, LocalChain>,
+  solverOptions: EvmSolverOptions = {},
+): Promise<SwapWorld> {
+  const store = await openTestStore(kind);
+  const { key } = await seedBasics(store.db, registry);
+  for (const asset of ['ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc', 'ethereum_localnet:eth', 'arbitrum_localnet:eth']) {
+    await setSolverBalance(store.db, { solverId: SOLVER.id, asset, balance: 10n ** 20n });
+  }
+  const solverAccount = privateKeyToAccount(privateKeyOf(devAccount('solver')));
+  const secrets = new SecretBox(randomBytes(32));
+  const rpc = Object.fromEntries(KEYS.map((k) => [k, chains[k].node.rpcUrl])) as Record<ChainKey, string>;
+  const api = await buildApi({
+    store,
+    registry,
+    prices: new StaticPriceSource(TEST_PRICES),
+    strategies: buildStrategies(TEST_STRATEGIES, [SOLVER], registry),
+    solvers: [SOLVER],
+    secrets,
+    version: 'test',
+    relayer: {
+      evmClient: evmReadClients(rpc),
+      solverSigner: (chainKey) => (chainKey in CHAINS ? solverAccount : undefined),
+      waitMs: 300,
+      pollMs: 10,
+    },
+  });
+  await api.ready();
+  const relayers = Object.fromEntries(
+    KEYS.map((k) => [
+      k,
+      new EvmRelayer({ db: store.db, chain: k, chainId: CHAINS[k], rpcUrl: rpc[k], privateKey: privateKeyOf(devAccount('relayer')), recheckMs: 0, retryMs: 50 }),
+    ]),
+  ) as Record<ChainKey, EvmRelayer>;
+  const watchers = Object.fromEntries(
+    await Promise.all(
+      KEYS.map(async (k) => [k, new EvmWatcher(store.db, registry.chain(k)!, chains[k].client, { startBlock: await chains[k].client.getBlockNumber() })]),
+    ),
+  ) as Record<ChainKey, EvmWatcher>;
+  const solver = new EvmSolver(store.db, registry, SOLVER.id, solverAccount, rpc, secrets, solverOptions);
+
+  const patch = async (orderId: string, action: string, payload?: object) => {
+    const res = await api.inject({
+      method: 'PATCH',
+      url: `/v2/orders/${orderId}?action=${action}`,
+      headers: { 'service-app-id': key },
+      ...(payload ? { payload } : {}),
+    });
+    return { status: res.statusCode, body: res.json<Record<string, any>>() };
+  };
+
+  return {
+    api,
+    store,
+    key,
+    relayers,
+    watchers,
+    solver,
+    step: async () => {
+      for (const k of KEYS) await watchers[k].poll();
+      return solver.tick();
+    },
+    patchRelayed: async (orderId, action, chain, payload) => {
+      const pending = patch(orderId, action, payload);
+      const jobKey = `${orderId}:${action}`;
+      const until = Date.now() + 15_000;
+      let answer: { status: number; body: Record<string, any> } | undefined;
+      void pending.then((a) => (answer = a));
+      for (;;) {
+        await relayers[chain].tick();
+        const job = await findJob(store.db, jobKey);
+        if (answer && (!job || job.status === 'confirmed' || job.status === 'failed')) return { ...answer, ...(job ? { job } : {}) };
+        assert.ok(Date.now() < until, `job ${jobKey} not settled: ${JSON.stringify(job)}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    close: async () => {
+      await api.close();
+      await store.close();
+    },
+  };
+}
+
+export const hex0x = (s: string): Hex => (s.startsWith('0x') ? (s as Hex) : `0x${s}`);
+
+export const AMOUNT = 100_000n;
+export const DEST_AMOUNT = 99_700n;
+
+/** The client's side of a WBTC swap ethereum_localnet -> arbitrum_localnet over HTTP. */
+export function swapClient(w: SwapWorld, eth: LocalChain) {
+  const user = devAccount('user');
+  const read = async (id: string) =>
+    (await w.api.inject({ url: `/v2/orders/${id}`, headers: { 'service-app-id': w.key } })).json<Record<string, any>>().result;
+  const createOrder = async (withSecret: boolean) => {
+    const secret: Hex = `0x${randomBytes(32).toString('hex')}`;
+    const secretHash = sha256(secret);
+    const res = await w.api.inject({
+      method: 'POST',
+      url: '/v2/orders',
+      headers: { 'service-app-id': w.key },
+      payload: {
+        source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
+        destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: DEST_AMOUNT.toString() },
+        nonce: randomBytes(10).toString('hex'),
+        ...(withSecret ? { secret_hash: secretHash } : {}),
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const created = res.json<Record<string, any>>().result;
+    return { id: created.order_id as string, created, order: await read(created.order_id), secret, secretHash };
+  };
+  const initiate = async (o: Awaited<ReturnType<typeof createOrder>>) => {
+    const approval = o.created.approval_transaction;
+    const hash = await eth.wallet(user).sendTransaction({ account: user, chain: undefined, to: approval.to, data: approval.data });
+    assert.equal((await eth.client.waitForTransactionReceipt({ hash })).status, 'success');
+    const td = o.created.typed_data;
+    const signature = await user.signTypedData({
+      domain: { ...td.domain, chainId: BigInt(td.domain.chainId) },
+      types: { Initiate: td.types.Initiate },
+      primaryType: 'Initiate',
+      message: { ...td.message, timelock: BigInt(td.message.timelock), amount: BigInt(td.message.amount) },
+    });
+    const res = await w.patchRelayed(o.id, 'initiate', 'ethereum_localnet', { signature });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.equal(res.job?.status, 'confirmed');
+  };
+  return { user, read, createOrder, initiate };
+}

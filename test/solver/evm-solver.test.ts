@@ -1,0 +1,119 @@
+// The solver's crash points, its own refunds, fee accrual and the rule-5 race, on real anvil chains.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { getAddress } from 'viem';
+import { mayCoSignInstantRefund } from '../../src/relayer/instant-refund-gate.ts';
+import { claimFunding, destinationFundingAt } from '../../src/solver/solver-store.ts';
+import { insertOrder } from '../../src/store/orders.ts';
+import { localnetRegistry, sampleOrder, SOLVER } from '../helpers/fixtures.ts';
+import { describeEachStore } from '../helpers/stores.ts';
+import { htlcOrder, startChains, type LocalChain } from '../relayer/harness.ts';
+import { AMOUNT, DEST_AMOUNT, openSwapWorld, swapClient, type SwapWorld } from '../e2e/harness.ts';
+
+const registry = localnetRegistry();
+let chains: Awaited<ReturnType<typeof startChains>>;
+const solverAddress = getAddress(SOLVER.addresses.ethereum_localnet!);
+
+before(async () => {
+  chains = await startChains(registry);
+});
+after(async () => {
+  await Promise.all(Object.values(chains).map((c) => c.node.stop()));
+});
+
+describeEachStore('EvmSolver', (kind) => {
+  let w: SwapWorld;
+  let eth: LocalChain;
+  let arb: LocalChain;
+  let client: ReturnType<typeof swapClient>;
+
+  before(async () => {
+    eth = chains.ethereum_localnet;
+    arb = chains.arbitrum_localnet;
+    w = await openSwapWorld(kind, registry, chains);
+    client = swapClient(w, eth);
+  });
+  after(() => w.close());
+
+  const nonce = (chain: LocalChain) => chain.client.getTransactionCount({ address: solverAddress });
+
+  test('crash points: intent recorded but nothing sent funds once; a sent funding or source redeem the watcher has not seen is not sent again', async () => {
+    const o = await client.createOrder(true);
+    await client.initiate(o);
+    for (const watcher of Object.values(w.watchers)) await watcher.poll();
+    // Crash right after the intent was recorded, before any broadcast.
+    assert.equal(await claimFunding(w.store.db, o.id), true);
+    const arbNonce = await nonce(arb);
+    assert.deepEqual((await w.solver.tick()).funded, [o.id]);
+    assert.equal(await nonce(arb), arbNonce + 2, 'approve + initiate');
+    // Crash after the broadcast, before the watcher saw it: the next passes send nothing.
+    for (let i = 0; i < 3; i++) assert.deepEqual((await w.solver.tick()).funded, []);
+    assert.equal(await nonce(arb), arbNonce + 2);
+
+    await w.step();
+    const redeem = await w.patchRelayed(o.id, 'redeem', 'arbitrum_localnet', { secret: o.secret.slice(2) });
+    assert.equal(redeem.status, 202);
+    await w.watchers.arbitrum_localnet.poll();
+    const ethNonce = await nonce(eth);
+    assert.deepEqual((await w.solver.tick()).redeemedSources, [o.id]);
+    // The source redeem is on chain but not in the store yet: not sent again.
+    for (let i = 0; i < 3; i++) assert.deepEqual((await w.solver.tick()).redeemedSources, []);
+    assert.equal(await nonce(eth), ethNonce + 1);
+    await w.step();
+    assert.equal((await client.read(o.id)).status, 'completed');
+  });
+
+  test('fees accrue once the order completes', async () => {
+    const o = await client.createOrder(true);
+    await w.store.db
+      .insertInto('affiliate_fees')
+      .values({ order_id: o.id, position: 0, address: '0x00000000000000000000000000000000000000aa', fee_bips: 10, asset: 'ethereum_localnet:wbtc', amount: '100' })
+      .execute();
+    await client.initiate(o);
+    await w.step();
+    await w.step();
+    await w.patchRelayed(o.id, 'redeem', 'arbitrum_localnet', { secret: o.secret.slice(2) });
+    const p = await w.step();
+    assert.deepEqual(p.redeemedSources, [o.id]);
+    assert.deepEqual(p.accrued, [], 'not before the source redeem is seen');
+    const done = await w.step();
+    assert.deepEqual(done.accrued, [o.id]);
+    const fee = await w.store.db.selectFrom('affiliate_fees').select('status').where('order_id', '=', o.id).executeTakeFirstOrThrow();
+    assert.equal(fee.status, 'accrued');
+    assert.deepEqual((await w.step()).accrued, []);
+  });
+
+  test('the solver refunds its own destination once it expired unredeemed', async () => {
+    const o = await client.createOrder(true);
+    await client.initiate(o);
+    assert.deepEqual((await w.step()).funded, [o.id]);
+    const before = await arb.wbtcBalance(solverAddress);
+    assert.deepEqual((await w.step()).refunded, [], 'not before the timelock');
+    const dest = await htlcOrder(arb, o.order.destination_swap.swap_id);
+    const head = await arb.client.getBlockNumber();
+    await arb.node.rpc('anvil_mine', [`0x${(dest.initiatedAt + dest.timelock - head).toString(16)}`]);
+    assert.deepEqual((await w.step()).refunded, [o.id]);
+    assert.equal(await arb.wbtcBalance(solverAddress), before + DEST_AMOUNT);
+    assert.notEqual((await htlcOrder(arb, o.order.destination_swap.swap_id)).fulfilledAt, 0n);
+    assert.deepEqual((await w.step()).refunded, []);
+    assert.equal((await client.read(o.id)).status, 'awaiting_refund');
+    assert.equal((await htlcOrder(eth, o.order.source_swap.swap_id)).amount, AMOUNT, 'the user refunds the source after its own timelock');
+  });
+
+  test('rule 5 race: concurrent funding claims and instant-refund co-signatures, exactly one side wins', async () => {
+    const app = await w.store.db.selectFrom('apps').select('id').executeTakeFirstOrThrow();
+    for (let round = 0; round < 5; round++) {
+      const order = sampleOrder(app.id);
+      await insertOrder(w.store.db, order);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 === (round % 2) ? claimFunding(w.store.db, order.id).then((r) => ['fund', r] as const) : mayCoSignInstantRefund(w.store.db, order.id).then((r) => ['cosign', r] as const))),
+      );
+      const winners = new Set(results.filter(([, r]) => r).map(([k]) => k));
+      assert.equal(winners.size, 1, JSON.stringify(results));
+      const funded = winners.has('fund');
+      assert.equal((await destinationFundingAt(w.store.db, order.id)) !== null, funded);
+      assert.equal(await claimFunding(w.store.db, order.id), funded, 'the loser stays refused');
+      assert.equal(await mayCoSignInstantRefund(w.store.db, order.id), !funded);
+    }
+  });
+});
