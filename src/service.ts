@@ -13,6 +13,7 @@ import { EvmWatcher } from './chains/evm/watcher.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmReadClients } from './relayer/chain-clients.ts';
 import { EvmRelayer } from './relayer/evm-relayer.ts';
+import { EvmSolver } from './solver/evm-solver.ts';
 import { leasedLoop } from './lease-loop.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { checkSolvers } from './solver/solver-config.ts';
@@ -110,6 +111,24 @@ export async function startService(config: ServiceConfig): Promise<Service> {
           await running;
         });
       }
+    }
+
+    // The solver whose EVM address is the configured key's: one pass a second, one instance per solver.
+    const ownSolver = solverAccount && config.solvers.find((s) => Object.values(s.addresses).some((a) => a.toLowerCase() === solverAccount.address.toLowerCase()));
+    if (solverAccount && ownSolver && Object.keys(evmRpc).length > 0) {
+      const solver = new EvmSolver(store.db, registry, ownSolver.id, solverAccount, evmRpc, secrets, {
+        log: api.log.child({ worker: 'solver' }),
+      });
+      stoppers.push(
+        leasedLoop({
+          db: store.db,
+          lease: `solver:${ownSolver.id}`,
+          holder: instance,
+          intervalMs: 1_000,
+          tick: () => solver.tick(),
+          onError: (err) => api.log.error({ err }, 'solver pass failed'),
+        }),
+      );
     }
 
     // One watcher per EVM chain with an RPC, run by exactly one instance (a lease per chain).

@@ -1,5 +1,5 @@
 import { encodeFunctionData, isAddress, isHex, size, type Address, type Hex } from 'viem';
-import { htlcAbi } from './htlc-abi.ts';
+import { htlcAbi } from '../chains/evm/htlc-abi.ts';
 
 /** The HTLC actions the relayer performs; the API's `action` values. */
 export const RELAYER_ACTIONS = ['initiate', 'redeem', 'refund', 'instant-refund'] as const;

@@ -19,7 +19,7 @@ import type { Db } from '../store/database.ts';
 import { findOrder, type OrderRecord, type SwapRecord } from '../store/orders.ts';
 import { enqueueJob, findJob, type RelayerJob } from '../store/relayer-jobs.ts';
 import { readHtlcOrder, ZERO_ADDRESS, type OnChainHtlcOrder } from './chain-clients.ts';
-import { refundTypes } from './htlc-abi.ts';
+import { refundTypes } from '../chains/evm/htlc-abi.ts';
 import { mayCoSignInstantRefund } from './instant-refund-gate.ts';
 import { jobKey, type JobPayload, type RelayerAction } from './jobs.ts';
 import { requeueFailedJob } from './signed-txs.ts';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { createPublicClient, createWalletClient, http } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
 
@@ -54,7 +54,7 @@ const chains = (devnet: { api_url: string; app_key: string }) =>
 const getJson = async (devnet: Devnet, path: string, init?: RequestInit) =>
   (await fetch(`${devnet.api_url}${path}`, { ...init, headers: { 'service-app-id': devnet.app_key, 'content-type': 'application/json' } })).json() as Promise<Record<string, any>>;
 
-test('hashlock dev runs local chains with the registry contracts, funds the solver, and serves quotes and orders', async () => {
+test('hashlock dev runs local chains and the whole service: a gasless swap completes, and a restart resumes', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-dev-'));
   const first = await startDev(dataDir);
   try {
@@ -120,7 +120,22 @@ test('hashlock dev runs local chains with the registry contracts, funds the solv
     }
     assert.equal(seen!.source_swap.initiate_tx_hash, initiated.result, 'the watcher recorded the relayed initiate');
     assert.equal(seen!.source_swap.filled_amount, '100000');
-    assert.ok(['initiate_detected', 'initiated'].includes(seen!.status));
+    assert.ok(['initiate_detected', 'initiated', 'awaiting_redeem', 'redeem_detected', 'redeemed', 'completed'].includes(seen!.status));
+
+    // The service holds this order's secret: the running solver funds the destination, redeems it
+    // for the user and then redeems its source. The user ends with exactly the destination amount.
+    const arbRpc = first.devnet.chains.arbitrum_localnet!.rpc_url;
+    const arb = createPublicClient({ transport: http(arbRpc) });
+    const wbtcOnArb = first.devnet.chains.arbitrum_localnet!.contracts.wbtc as `0x${string}`;
+    const balance = () => arb.readContract({ address: wbtcOnArb, abi: erc20Abi, functionName: 'balanceOf', args: [user.address] });
+    const before = await balance();
+    for (let i = 0; i < 150 && seen!.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      seen = (await getJson(first.devnet, `/v2/orders/${order.result.order_id}`)).result;
+    }
+    assert.equal(seen!.status, 'completed', JSON.stringify(seen));
+    assert.match(seen!.destination_swap.secret, /^[0-9a-f]{64}$/, 'the secret is public once redeemed');
+    assert.equal((await balance()) - before, 99_700n);
   } finally {
     assert.equal(await stop(first.child), 0, first.output());
   }
@@ -132,7 +147,8 @@ test('hashlock dev runs local chains with the registry contracts, funds the solv
     assert.equal((await chains(second.devnet)).status, 200);
     assert.deepEqual(second.devnet.chains.arbitrum_localnet!.contracts, first.devnet.chains.arbitrum_localnet!.contracts, 'the chains resume from their saved state');
     const liquidity = await getJson(second.devnet, '/v2/liquidity');
-    assert.equal(liquidity.result[0].liquidity.find((l: { asset: string }) => l.asset === 'arbitrum_localnet:wbtc').balance, '10000000000');
+    // 100 WBTC minted less the 99,700 sats the solver paid in the first run's swap: the chain resumed.
+    assert.equal(liquidity.result[0].liquidity.find((l: { asset: string }) => l.asset === 'arbitrum_localnet:wbtc').balance, '9999900300');
   } finally {
     assert.equal(await stop(second.child), 0);
   }

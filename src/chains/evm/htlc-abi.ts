@@ -1,5 +1,6 @@
 /**
- * The part of the HTLC and NativeHTLC ABIs the relayer and the order actions use (contracts/*.sol).
+ * The HTLC and NativeHTLC ABIs as the service uses them (contracts/*.sol): the client's initiate
+ * calldata, the relayer's and solver's calls, and the errors to report reverts by name.
  * Written out rather than read from the solc artifacts so that viem types every call, and so that the
  * API does not compile Solidity at start. The custom errors let reverts be reported by name.
  */
@@ -24,7 +25,24 @@ const errors = [
   'IncorrectFundsReceived',
 ] as const;
 
+/** The self-broadcast initiate; selector 0x97ffc7ae, as Garden's deployed contracts. */
+export const htlcInitiateAbi = [
+  {
+    type: 'function',
+    name: 'initiate',
+    stateMutability: 'payable',
+    inputs: [
+      { name: 'redeemer', type: 'address' },
+      { name: 'timelock', type: 'uint256' },
+      { name: 'amount', type: 'uint256' },
+      bytes32('secretHash'),
+    ],
+    outputs: [],
+  },
+] as const;
+
 export const htlcAbi = [
+  ...htlcInitiateAbi,
   {
     type: 'function',
     name: 'initiateWithSignature',

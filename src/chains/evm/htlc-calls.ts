@@ -1,20 +1,5 @@
 import { concat, encodeAbiParameters, erc20Abi, numberToHex, toFunctionSelector, type Address, type Hex } from 'viem';
-
-/** The HTLC's self-broadcast initiate; selector 0x97ffc7ae, as Garden's deployed contracts. */
-export const htlcInitiateAbi = [
-  {
-    type: 'function',
-    name: 'initiate',
-    stateMutability: 'payable',
-    inputs: [
-      { name: 'redeemer', type: 'address' },
-      { name: 'timelock', type: 'uint256' },
-      { name: 'amount', type: 'uint256' },
-      { name: 'secretHash', type: 'bytes32' },
-    ],
-    outputs: [],
-  },
-] as const;
+import { htlcInitiateAbi } from './htlc-abi.ts';
 
 /** An EVM transaction for the client to send, in the API's TxRequest shape. */
 export interface TxRequest {
