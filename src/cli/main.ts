@@ -4,6 +4,7 @@ import { ConfigError } from '../config/schema-check.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig, type ServiceConfig } from '../config/service-config.ts';
 import { describeDev, startDev } from '../devnet/dev.ts';
 import { startService } from '../service.ts';
+import { registerSwapCommand } from './swap.ts';
 import { createApp } from '../store/apps.ts';
 import { migrate, openStore } from '../store/database.ts';
 import { VERSION } from '../version.ts';
@@ -83,6 +84,8 @@ apps
       await store.close();
     }
   });
+
+registerSwapCommand(program);
 
 try {
   await program.parseAsync(process.argv);
