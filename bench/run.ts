@@ -21,6 +21,7 @@ import { buildStrategies } from '../src/pricing/strategies.ts';
 import { setSolverBalance } from '../src/store/solvers.ts';
 import { sampleOrder, SOLVER, TEST_STRATEGIES, USER } from '../test/helpers/fixtures.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
+import { benchSettlement } from './settlement.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -150,3 +151,4 @@ const rows = [];
 for (const kind of kinds) rows.push(...(await benchStore(kind, bareUrl)));
 console.table(rows);
 await bare.close();
+console.table(await benchSettlement());

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ClaimSigner } from './affiliates/claims.ts';
 import { buildApi } from './api/app.ts';
 import { chainSigningOptions } from './chains/chain-access.ts';
 import { loadRegistry, type Registry } from './chains/registry.ts';
@@ -63,6 +64,15 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       secrets,
       affiliateFeeAssets: config.affiliateFeeAssets,
       signingOptions,
+      ...(config.keys.feeSigner
+        ? {
+            claims: new ClaimSigner(registry, {
+              account: privateKeyToAccount(config.keys.feeSigner),
+              contracts: Object.fromEntries(Object.entries(config.chains).flatMap(([key, a]) => (a.fee_claim ? [[key, a.fee_claim]] : []))),
+              client: evmReadClients(evmRpc),
+            }),
+          }
+        : {}),
       ...(config.keys.relayer
         ? {
             relayer: {

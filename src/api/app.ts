@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ClaimSigner } from '../affiliates/claims.ts';
 import type { ChainSigningOptions } from '../chains/chain-access.ts';
 import type { Registry } from '../chains/registry.ts';
 import { OrderCreator } from '../orders/create-order.ts';
@@ -43,6 +44,8 @@ export interface ApiOptions {
   signingOptions?: ChainSigningOptions;
   /** Chain reads and the solver's keys for the relayed order actions; without it they answer 503. */
   relayer?: OrderActionsDeps;
+  /** Signs affiliate fee claims (the claim_* fields of the earnings read); without it they never appear. */
+  claims?: ClaimSigner;
   version: string;
   logger?: FastifyServerOptions['logger'];
   /** How long API-key lookups are remembered. */
@@ -76,6 +79,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     orders,
     quoter,
     ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
+    ...(options.claims ? { claims: options.claims } : {}),
     ...(options.relayer ? { orderActions: new OrderActions(db, options.registry, options.relayer) } : {}),
     orderCreator: new OrderCreator({
       db,

@@ -1,3 +1,4 @@
+import type { ClaimSigner } from '../affiliates/claims.ts';
 import type { ChainSigningOptions } from '../chains/chain-access.ts';
 import type { Registry } from '../chains/registry.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
@@ -21,5 +22,7 @@ export interface ApiContext {
   signingOptions?: ChainSigningOptions;
   /** Relayed HTLC actions (PATCH .../orders/{id}); absent when no relayer is configured. */
   orderActions?: OrderActions;
+  /** Signs affiliate fee claims; absent when no fee signer is configured. */
+  claims?: ClaimSigner;
   version: string;
 }

@@ -49,6 +49,7 @@ const ChainAccessSchema = Type.Object(
   {
     rpc_url: Type.Optional(Type.String({ pattern: '^https?://', description: 'JSON-RPC endpoint of the chain' })),
     relayer: Type.Optional(Type.String({ minLength: 1, description: 'the relayer account that pays gasless actions' })),
+    fee_claim: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the FeeClaim contract that pays affiliate fees on this chain' })),
   },
   { additionalProperties: false },
 );
@@ -100,7 +101,7 @@ export interface ServiceConfig {
   affiliateFeeAssets: string[];
   chains: Record<string, ChainAccessConfig>;
   /** Private keys, from the environment only (never the config file). */
-  keys: { relayer?: `0x${string}`; solver?: `0x${string}` };
+  keys: { relayer?: `0x${string}`; solver?: `0x${string}`; feeSigner?: `0x${string}` };
   orderCacheMs: number;
 }
 
@@ -139,6 +140,7 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     keys: {
       ...(env.HASHLOCK_RELAYER_KEY ? { relayer: privateKey(env.HASHLOCK_RELAYER_KEY, 'HASHLOCK_RELAYER_KEY') } : {}),
       ...(env.HASHLOCK_SOLVER_KEY ? { solver: privateKey(env.HASHLOCK_SOLVER_KEY, 'HASHLOCK_SOLVER_KEY') } : {}),
+      ...(env.HASHLOCK_FEE_SIGNER_KEY ? { feeSigner: privateKey(env.HASHLOCK_FEE_SIGNER_KEY, 'HASHLOCK_FEE_SIGNER_KEY') } : {}),
     },
     orderCacheMs: file.order_cache_ms ?? 60_000,
   };

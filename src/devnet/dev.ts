@@ -45,11 +45,12 @@ export async function startDev(config: ServiceConfig): Promise<Dev> {
     }
     const relayer = devAccount('relayer').address;
     const chains = { ...config.chains };
-    for (const d of deployments) chains[d.chain] = { ...chains[d.chain], rpc_url: d.rpcUrl, relayer };
+    for (const d of deployments) chains[d.chain] = { ...chains[d.chain], rpc_url: d.rpcUrl, relayer, fee_claim: d.contracts.feeClaim };
     // The dev accounts' public keys sign for the relayer and the solver unless the environment names others.
     const keys = {
       relayer: config.keys.relayer ?? privateKeyOf(devAccount('relayer')),
       solver: config.keys.solver ?? privateKeyOf(devAccount('solver')),
+      feeSigner: config.keys.feeSigner ?? privateKeyOf(devAccount('feeSigner')),
     };
     const service = await startService({ ...config, chains, keys });
     let appKey = readDevnetFile(config.dataDir).app_key;

@@ -23,18 +23,27 @@ export function earningsRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (request) => {
       const rows = await listEarnings(db, request.app!.id);
-      const result = rows.map((row) => {
+      const result = await Promise.all(rows.map(async (row) => {
         const asset = registry.asset(row.asset);
         const decimals = asset?.decimals ?? 0;
         const price = asset ? (prices.usdPrice(asset.priceId) ?? 0) : 0;
+        const claim = await ctx.claims?.claimFor(row);
         return {
           total_earnings: row.totalEarned.toString(),
           total_earnings_usd: toUsd(row.totalEarned, decimals, price),
           affiliate: row.affiliate,
           asset: row.asset,
           token_address: asset?.token.address ?? '',
+          ...(claim
+            ? {
+                claim_amount: claim.amount.toString(),
+                claim_amount_usd: toUsd(claim.amount, decimals, price),
+                claim_signature: claim.signature,
+                claim_contract: claim.contract,
+              }
+            : {}),
         };
-      });
+      }));
       return { status: 'Ok', result };
     },
   );

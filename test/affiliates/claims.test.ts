@@ -1,0 +1,149 @@
+// Affiliate fee claims against a real FeeClaim on anvil: the earnings read carries the service's
+// signature, FeeClaim pays exactly claim_amount with it, and the fields follow what was claimed.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex, type PublicClient } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ClaimSigner } from '../../src/affiliates/claims.ts';
+import { buildApi } from '../../src/api/app.ts';
+import { contractArtifact } from '../../src/chains/evm/contracts.ts';
+import { startAnvil, type AnvilNode } from '../../src/devnet/anvil.ts';
+import { deployLocalnet, devAccount, privateKeyOf, type EvmDeployment } from '../../src/devnet/evm-devnet.ts';
+import { SecretBox } from '../../src/orders/secret-box.ts';
+import { StaticPriceSource } from '../../src/pricing/price-source.ts';
+import { accrueOrderFees } from '../../src/store/affiliates.ts';
+import type { Store } from '../../src/store/database.ts';
+import { insertOrder } from '../../src/store/orders.ts';
+import { TEST_PRICES } from '../helpers/api.ts';
+import { localnetRegistry, sampleOrder, seedBasics } from '../helpers/fixtures.ts';
+import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+
+const CHAIN = 'ethereum_localnet';
+const USDC = 'ethereum_localnet:usdc';
+const registry = localnetRegistry();
+let node: AnvilNode;
+let deployment: EvmDeployment;
+let client: PublicClient;
+
+const chain = (rpcUrl: string) => ({ id: 31337, name: CHAIN, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+
+before(async () => {
+  node = await startAnvil({ chainId: 31337 });
+  deployment = await deployLocalnet(registry.chain(CHAIN)!, node.rpcUrl, 31337);
+  client = createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0 });
+  // The operator funds FeeClaim with test USDC.
+  const deployer = createWalletClient({ account: devAccount('deployer'), chain: chain(node.rpcUrl), transport: http(node.rpcUrl) });
+  const hash = await deployer.writeContract({
+    address: deployment.contracts.usdc,
+    abi: contractArtifact('TestToken').abi,
+    functionName: 'mint',
+    args: [deployment.contracts.feeClaim, 1_000_000_000n],
+  });
+  assert.equal((await client.waitForTransactionReceipt({ hash })).status, 'success');
+});
+after(() => node?.stop());
+
+const usdcBalance = (address: Address) =>
+  client.readContract({ address: deployment.contracts.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+
+test('ClaimSigner: no contract on the chain, a non-EVM affiliate, or nothing unclaimed: no claim; without RPC the stored total counts', async () => {
+  const account = privateKeyToAccount(privateKeyOf(devAccount('feeSigner')));
+  const affiliate = privateKeyToAccount(generatePrivateKey()).address;
+  const none = new ClaimSigner(registry, { account, contracts: {} });
+  assert.equal(await none.claimFor({ affiliate, asset: USDC, totalEarned: 10n, totalClaimed: 0n }), undefined);
+  const offline = new ClaimSigner(registry, { account, contracts: { [CHAIN]: deployment.contracts.feeClaim } });
+  assert.equal(await offline.claimFor({ affiliate: 'bc1qnotevm', asset: USDC, totalEarned: 10n, totalClaimed: 0n }), undefined);
+  assert.equal(await offline.claimFor({ affiliate, asset: USDC, totalEarned: 10n, totalClaimed: 10n }), undefined);
+  const claim = await offline.claimFor({ affiliate, asset: USDC, totalEarned: 10n, totalClaimed: 4n });
+  assert.equal(claim?.amount, 6n);
+  assert.equal(claim?.cumulativeAmount, 10n);
+  assert.equal(claim?.contract, deployment.contracts.feeClaim);
+});
+
+describeEachStore('affiliate fee claims', (kind) => {
+  let store: Store;
+  let api: Awaited<ReturnType<typeof buildApi>>;
+  let key: string;
+  let appId: string;
+  const affiliate = privateKeyToAccount(generatePrivateKey()).address;
+
+  before(async () => {
+    store = await openTestStore(kind);
+    const seeded = await seedBasics(store.db, registry);
+    key = seeded.key;
+    appId = seeded.app.id;
+    const rpcClient = createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0 });
+    api = await buildApi({
+      store,
+      registry,
+      prices: new StaticPriceSource(TEST_PRICES),
+      secrets: new SecretBox(randomBytes(32)),
+      version: 'test',
+      claims: new ClaimSigner(registry, {
+        account: privateKeyToAccount(privateKeyOf(devAccount('feeSigner'))),
+        contracts: { [CHAIN]: deployment.contracts.feeClaim },
+        client: (k) => (k === CHAIN ? rpcClient : undefined),
+      }),
+    });
+    await api.ready();
+  });
+  after(async () => {
+    await api?.close();
+    await store?.close();
+  });
+
+  async function accrue(amount: bigint): Promise<void> {
+    const order = sampleOrder(appId, { affiliateFees: [{ address: affiliate, fee: 10, asset: USDC, amount }] });
+    await insertOrder(store.db, order);
+    assert.equal(await accrueOrderFees(store.db, order.id), 1);
+  }
+
+  async function earnings(): Promise<Record<string, any>> {
+    const res = await api.inject({ url: '/v2/apps/earnings', headers: { 'service-app-id': key } });
+    assert.equal(res.statusCode, 200, res.body);
+    const rows = res.json<{ result: Array<Record<string, any>> }>().result.filter((r) => r.affiliate === affiliate);
+    assert.equal(rows.length, 1);
+    return rows[0]!;
+  }
+
+  async function claim(entry: Record<string, any>): Promise<void> {
+    const submitter = createWalletClient({ account: devAccount('deployer'), chain: chain(node.rpcUrl), transport: http(node.rpcUrl) });
+    const hash = await submitter.writeContract({
+      address: entry.claim_contract as Address,
+      abi: contractArtifact('FeeClaim').abi,
+      functionName: 'claim',
+      args: [affiliate, deployment.contracts.usdc, BigInt(entry.total_earnings as string), entry.claim_signature as Hex],
+    });
+    assert.equal((await client.waitForTransactionReceipt({ hash })).status, 'success');
+  }
+
+  test('earnings carry a claim FeeClaim honours; after claiming the fields disappear; new fees claim only the difference', async () => {
+    await accrue(1_500_000n);
+    await accrue(500_000n);
+    const first = await earnings();
+    assert.equal(first.total_earnings, '2000000');
+    assert.equal(first.claim_amount, '2000000');
+    assert.equal(first.claim_amount_usd, '2.00');
+    assert.equal(first.claim_contract, deployment.contracts.feeClaim);
+    assert.match(first.claim_signature, /^0x[0-9a-f]{130}$/);
+
+    const before = await usdcBalance(affiliate);
+    await claim(first);
+    assert.equal((await usdcBalance(affiliate)) - before, 2_000_000n, 'the affiliate received exactly claim_amount');
+
+    const claimed = await earnings();
+    assert.equal(claimed.total_earnings, '2000000');
+    for (const field of ['claim_amount', 'claim_amount_usd', 'claim_signature', 'claim_contract']) assert.equal(field in claimed, false, field);
+
+    await accrue(300_000n);
+    const second = await earnings();
+    assert.equal(second.total_earnings, '2300000');
+    assert.equal(second.claim_amount, '300000');
+    assert.equal(second.claim_amount_usd, '0.30');
+    const mid = await usdcBalance(affiliate);
+    await claim(second);
+    assert.equal((await usdcBalance(affiliate)) - mid, 300_000n);
+    assert.equal('claim_amount' in (await earnings()), false);
+  });
+});
