@@ -279,7 +279,7 @@ export class EvmSolver {
     const sealed = await secretCiphertext(this.db, order.id);
     if (!sealed) return;
     const secret = Buffer.from(this.secrets.open(sealed));
-    if (secret.length !== 32 || sha256(secret).slice(2) !== order.secretHash.toLowerCase()) {
+    if (!opensSecretHash(secret, order)) {
       this.log.error({ order: order.id }, 'the stored secret does not match the secret hash');
       return;
     }
@@ -295,7 +295,7 @@ export class EvmSolver {
     const src = this.evmSide(order.source);
     if (!src) return;
     const secret = Buffer.from(order.destination.secret, 'hex');
-    if (secret.length !== 32 || sha256(secret).slice(2) !== order.secretHash.toLowerCase()) {
+    if (!opensSecretHash(secret, order)) {
       this.log.error({ order: order.id }, 'the secret seen on the destination does not match the secret hash');
       return;
     }
@@ -382,4 +382,9 @@ export function termsMismatch(onChain: OnChainHtlcOrder, swap: SwapRecord, solve
   if (onChain.amount !== BigInt(swap.amount)) return `amount ${onChain.amount}, expected ${swap.amount}`;
   if (onChain.timelock !== BigInt(swap.timelock)) return `timelock ${onChain.timelock}, expected ${swap.timelock}`;
   return undefined;
+}
+
+/** Rule 3: a secret is exactly 32 bytes and its sha256 is the order's secret hash. */
+function opensSecretHash(secret: Buffer, order: OrderRecord): boolean {
+  return secret.length === 32 && sha256(secret).slice(2) === order.secretHash.toLowerCase();
 }
