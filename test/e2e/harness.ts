@@ -5,24 +5,15 @@ import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { sha256, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { buildApi } from '../../src/api/app.ts';
 import { EvmWatcher } from '../../src/chains/evm/watcher.ts';
 import type { Registry } from '../../src/chains/registry.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
-import { SecretBox } from '../../src/orders/secret-box.ts';
-import { StaticPriceSource } from '../../src/pricing/price-source.ts';
-import { buildStrategies } from '../../src/pricing/strategies.ts';
-import { evmReadClients } from '../../src/relayer/chain-clients.ts';
 import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
 import { EvmSolver, type EvmSolverOptions, type SolverPass } from '../../src/solver/evm-solver.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
 import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
-import { setSolverBalance } from '../../src/store/solvers.ts';
-import { TEST_PRICES } from '../helpers/api.ts';
-import { seedBasics, SOLVER, TEST_STRATEGIES } from '../helpers/fixtures.ts';
-import { openTestStore } from '../helpers/stores.ts';
-import { CHAINS, type ChainKey, type LocalChain } from '../relayer/harness.ts';
+import { SOLVER } from '../helpers/fixtures.ts';
+import { CHAINS, openRelayedApi, type ChainKey, type LocalChain } from '../relayer/harness.ts';
 
 export interface SwapWorld {
   api: FastifyInstance;
@@ -46,30 +37,7 @@ export async function openSwapWorld(
   chains: Record<ChainKey, LocalChain>,
   solverOptions: EvmSolverOptions = {},
 ): Promise<SwapWorld> {
-  const store = await openTestStore(kind);
-  const { key } = await seedBasics(store.db, registry);
-  for (const asset of ['ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc', 'ethereum_localnet:eth', 'arbitrum_localnet:eth']) {
-    await setSolverBalance(store.db, { solverId: SOLVER.id, asset, balance: 10n ** 20n });
-  }
-  const solverAccount = privateKeyToAccount(privateKeyOf(devAccount('solver')));
-  const secrets = new SecretBox(randomBytes(32));
-  const rpc = Object.fromEntries(KEYS.map((k) => [k, chains[k].node.rpcUrl])) as Record<ChainKey, string>;
-  const api = await buildApi({
-    store,
-    registry,
-    prices: new StaticPriceSource(TEST_PRICES),
-    strategies: buildStrategies(TEST_STRATEGIES, [SOLVER], registry),
-    solvers: [SOLVER],
-    secrets,
-    version: 'test',
-    relayer: {
-      evmClient: evmReadClients(rpc),
-      solverSigner: (chainKey) => (chainKey in CHAINS ? solverAccount : undefined),
-      waitMs: 300,
-      pollMs: 10,
-    },
-  });
-  await api.ready();
+  const { api, store, key, solverAccount, secrets, rpc } = await openRelayedApi(kind, registry, chains, { waitMs: 300, pollMs: 10 });
   const relayers = Object.fromEntries(
     KEYS.map((k) => [
       k,

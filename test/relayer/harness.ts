@@ -64,30 +64,45 @@ export interface ActionsApi {
   close(): Promise<void>;
 }
 
-/** A fresh store and API with the order actions, and the relayers running until close. */
-export async function openActionsApi(kind: StoreKind, registry: Registry, chains: Record<ChainKey, LocalChain>): Promise<ActionsApi> {
+/**
+ * A fresh store (seeded, the solver funded) and an API with the relayed order actions over the two
+ * chains. `wait` is how long an action waits for its relayer before answering.
+ */
+export async function openRelayedApi(
+  kind: StoreKind,
+  registry: Registry,
+  chains: Record<ChainKey, LocalChain>,
+  wait: { waitMs: number; pollMs: number },
+) {
   const store = await openTestStore(kind);
   const { key } = await seedBasics(store.db, registry);
   for (const asset of ['ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc', 'ethereum_localnet:eth', 'arbitrum_localnet:eth']) {
     await setSolverBalance(store.db, { solverId: SOLVER.id, asset, balance: 10n ** 20n });
   }
-  const solver = privateKeyToAccount(privateKeyOf(devAccount('solver')));
+  const solverAccount = privateKeyToAccount(privateKeyOf(devAccount('solver')));
+  const secrets = new SecretBox(randomBytes(32));
+  const rpc = Object.fromEntries((Object.keys(CHAINS) as ChainKey[]).map((k) => [k, chains[k].node.rpcUrl])) as Record<ChainKey, string>;
   const api = await buildApi({
     store,
     registry,
     prices: new StaticPriceSource(TEST_PRICES),
     strategies: buildStrategies(TEST_STRATEGIES, [SOLVER], registry),
     solvers: [SOLVER],
-    secrets: new SecretBox(randomBytes(32)),
+    secrets,
     version: 'test',
     relayer: {
-      evmClient: evmReadClients({ ethereum_localnet: chains.ethereum_localnet.node.rpcUrl, arbitrum_localnet: chains.arbitrum_localnet.node.rpcUrl }),
-      solverSigner: (chainKey) => (chainKey in CHAINS ? solver : undefined),
-      waitMs: 5_000,
-      pollMs: 20,
+      evmClient: evmReadClients(rpc),
+      solverSigner: (chainKey) => (chainKey in CHAINS ? solverAccount : undefined),
+      ...wait,
     },
   });
   await api.ready();
+  return { api, store, key, solverAccount, secrets, rpc };
+}
+
+/** A fresh store and API with the order actions, and the relayers running until close. */
+export async function openActionsApi(kind: StoreKind, registry: Registry, chains: Record<ChainKey, LocalChain>): Promise<ActionsApi> {
+  const { api, store, key } = await openRelayedApi(kind, registry, chains, { waitMs: 5_000, pollMs: 20 });
   const stop = new AbortController();
   const relayers = Object.fromEntries(
     (Object.keys(CHAINS) as ChainKey[]).map((k) => [
