@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+
+/** How to reach a Bitcoin Core (or Litecoin Core) node's JSON-RPC. */
+export interface BitcoinRpcOptions {
+  url: string;
+  /** `user:password`, or read from the node's `.cookie` file (re-read after the node restarts). */
+  auth?: { user: string; password: string } | { cookieFile: string };
+  timeoutMs?: number;
+}
+
+/** A JSON-RPC error the node answered with (`code` is Bitcoin Core's RPC error code). */
+export class BitcoinRpcError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+  ) {
+    super(`${method}: ${message} (${code})`);
+    this.name = 'BitcoinRpcError';
+  }
+}
+
+/** Bitcoin Core's RPC error codes the service reacts to. */
+export const RPC_ERRORS = {
+  /** RPC_VERIFY_REJECTED: the transaction was rejected by network rules. */
+  verifyRejected: -26,
+  /** RPC_VERIFY_ALREADY_IN_CHAIN. */
+  alreadyInChain: -27,
+  /** RPC_INVALID_ADDRESS_OR_KEY: also "no such transaction". */
+  invalidAddressOrKey: -5,
+  /** RPC_IN_WARMUP: the node is still starting. */
+  inWarmup: -28,
+} as const;
+
+/** The fee rate to use when the node has too little history to estimate one (regtest, fresh nodes). */
+export const FALLBACK_FEE_SAT_PER_VB = 2n;
+
+/** A small JSON-RPC client for Bitcoin Core's API (Litecoin Core speaks the same). */
+export class BitcoinRpc {
+  private id = 0;
+
+  constructor(private readonly options: BitcoinRpcOptions) {}
+
+  async call<T>(method: string, params: unknown[] = []): Promise<T> {
+    const res = await fetch(this.options.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: this.authorization() },
+      body: JSON.stringify({ jsonrpc: '1.0', id: ++this.id, method, params }),
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+    });
+    if (res.status === 401) throw new BitcoinRpcError(method, 401, 'unauthorized: check the RPC credentials');
+    const text = await res.text();
+    let body: { result?: T; error?: { code: number; message: string } | null };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw new BitcoinRpcError(method, res.status, `HTTP ${res.status}: ${text.slice(0, 200)}`);
+    }
+    if (body.error) throw new BitcoinRpcError(method, body.error.code, body.error.message);
+    return body.result as T;
+  }
+
+  getBlockCount(): Promise<number> {
+    return this.call('getblockcount');
+  }
+
+  getBlockHash(height: number): Promise<string> {
+    return this.call('getblockhash', [height]);
+  }
+
+  /** Sends a raw transaction (hex); resolves to its txid. A transaction already known is not an error. */
+  async sendRawTransaction(hex: string): Promise<string> {
+    return this.call<string>('sendrawtransaction', [hex]);
+  }
+
+  /**
+   * The fee rate in sat/vB for confirmation within `blocks`, from the node's estimate; the fallback
+   * when the node cannot estimate yet (regtest and fresh nodes answer with an error field).
+   */
+  async feeRate(blocks = 2): Promise<bigint> {
+    const estimate = await this.call<{ feerate?: number; errors?: string[] }>('estimatesmartfee', [blocks]);
+    if (estimate.feerate === undefined || estimate.feerate <= 0) return FALLBACK_FEE_SAT_PER_VB;
+    // feerate is in coins per kvB, a JSON number with at most 8 decimals.
+    const satPerKvB = BigInt(Math.round(estimate.feerate * 1e8));
+    const rate = (satPerKvB + 999n) / 1000n;
+    return rate > 0n ? rate : 1n;
+  }
+
+  private authorization(): string {
+    const auth = this.options.auth;
+    if (!auth) return '';
+    const pair = 'cookieFile' in auth ? readFileSync(auth.cookieFile, 'utf8').trim() : `${auth.user}:${auth.password}`;
+    return `Basic ${Buffer.from(pair).toString('base64')}`;
+  }
+}
