@@ -12,33 +12,55 @@ export interface LeasedLoopOptions {
   onError: (error: unknown) => void;
 }
 
+export interface LeasedLoop {
+  /** Runs a tick now instead of at the next interval; during a tick, runs one more right after it. */
+  wake(): void;
+  /** Stops the loop (after the tick in progress) and releases the lease. */
+  stop(): Promise<void>;
+}
+
 /**
- * Runs `tick` every `intervalMs` while this instance holds the lease, renewing it before each
- * tick (the lease lasts several intervals, so a dead instance's work moves on quickly). Returns the
- * function that stops the loop and releases the lease.
+ * Runs `tick` every `intervalMs`, and at once on `wake()`, while this instance holds the lease,
+ * renewing it before each tick (the lease lasts several intervals, so a dead instance's work moves
+ * on quickly). Wakes during a tick coalesce into one more tick, so a burst of events costs two ticks,
+ * not one per event; the interval is the fallback when no event comes.
  */
-export function leasedLoop(options: LeasedLoopOptions): () => Promise<void> {
+export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
   const ttlMs = Math.max(options.intervalMs * 5, 5_000);
   let stopped = false;
+  let ticking = false;
+  let wakeAgain = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  const schedule = (delayMs: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = step();
+    }, delayMs);
+  };
   const step = async () => {
+    ticking = true;
+    wakeAgain = false;
     try {
       if (await acquireLease(options.db, options.lease, options.holder, ttlMs)) await options.tick();
     } catch (error) {
       options.onError(error);
     }
-    if (!stopped) {
-      timer = setTimeout(() => {
-        running = step();
-      }, options.intervalMs);
-    }
+    ticking = false;
+    if (!stopped) schedule(wakeAgain ? 0 : options.intervalMs);
   };
   running = step();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-    await releaseLease(options.db, options.lease, options.holder).catch(() => undefined);
+  return {
+    wake: () => {
+      if (stopped) return;
+      if (ticking) wakeAgain = true;
+      else schedule(0);
+    },
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await releaseLease(options.db, options.lease, options.holder).catch(() => undefined);
+    },
   };
 }

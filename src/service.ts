@@ -15,7 +15,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { evmReadClients } from './relayer/chain-clients.ts';
 import { EvmRelayer } from './relayer/evm-relayer.ts';
 import { EvmSolver } from './solver/evm-solver.ts';
-import { leasedLoop } from './lease-loop.ts';
+import { leasedLoop, type LeasedLoop } from './lease-loop.ts';
+import { subscribeNewHeads } from './chains/evm/new-heads.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { checkSolvers } from './solver/solver-config.ts';
 import { ConfigError } from './config/schema-check.ts';
@@ -123,40 +124,53 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       }
     }
 
-    // The solver whose EVM address is the configured key's: one pass a second, one instance per solver.
+    // The solver whose EVM address is the configured key's, one instance per solver. It runs whenever
+    // an order changes (every swap update notifies `order_changed`), and once a second regardless.
     const ownSolver = solverAccount && config.solvers.find((s) => Object.values(s.addresses).some((a) => a.toLowerCase() === solverAccount.address.toLowerCase()));
     if (solverAccount && ownSolver && Object.keys(evmRpc).length > 0) {
       const solver = new EvmSolver(store.db, registry, ownSolver.id, solverAccount, evmRpc, secrets, {
         log: api.log.child({ worker: 'solver' }),
       });
-      stoppers.push(
-        leasedLoop({
-          db: store.db,
-          lease: `solver:${ownSolver.id}`,
-          holder: instance,
-          intervalMs: 1_000,
-          tick: () => solver.tick(),
-          onError: (err) => api.log.error({ err }, 'solver pass failed'),
-        }),
-      );
+      const loop = leasedLoop({
+        db: store.db,
+        lease: `solver:${ownSolver.id}`,
+        holder: instance,
+        intervalMs: 1_000,
+        tick: () => solver.tick(),
+        onError: (err) => api.log.error({ err }, 'solver pass failed'),
+      });
+      stoppers.push(() => loop.stop());
+      const unlisten = await store.listen('order_changed', { message: () => loop.wake(), connected: () => undefined });
+      stoppers.push(unlisten);
     }
 
-    // One watcher per EVM chain with an RPC, run by exactly one instance (a lease per chain).
+    // One watcher per EVM chain with an RPC, run by exactly one instance (a lease per chain). With a
+    // WebSocket endpoint it reads each block as the node announces it; polling is the fallback.
     for (const [key, access] of Object.entries(config.chains)) {
       const chain = registry.chain(key);
       if (!access.rpc_url || chain?.family !== 'evm') continue;
       const client = createPublicClient({ transport: http(access.rpc_url) });
       const watcher = new EvmWatcher(store.db, chain, client);
-      stoppers.push(
-        leasedLoop({
-          db: store.db,
-          lease: `watcher:${key}`,
-          holder: instance,
-          intervalMs: Math.min(chain.blockTimeMs, 5_000),
-          tick: () => watcher.poll(),
-          onError: (err) => api.log.error({ err, chain: key }, 'watcher poll failed'),
-        }),
-      );
+      const loop: LeasedLoop = leasedLoop({
+        db: store.db,
+        lease: `watcher:${key}`,
+        holder: instance,
+        intervalMs: Math.min(chain.blockTimeMs, 5_000),
+        tick: async () => {
+          const read = await watcher.poll();
+          if (read.to < read.head) loop.wake(); // still catching up
+        },
+        onError: (err) => api.log.error({ err, chain: key }, 'watcher poll failed'),
+      });
+      stoppers.push(() => loop.stop());
+      if (access.ws_url) {
+        const unsubscribe = subscribeNewHeads(
+          access.ws_url,
+          () => loop.wake(),
+          (err) => api.log.warn({ err, chain: key }, 'new-heads subscription failed; polling goes on'),
+        );
+        stoppers.push(unsubscribe);
+      }
     }
     stoppers.push(
       every(10_000, async () => {

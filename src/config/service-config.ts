@@ -48,6 +48,9 @@ const PriceFeedSchema = Type.Object(
 const ChainAccessSchema = Type.Object(
   {
     rpc_url: Type.Optional(Type.String({ pattern: '^https?://', description: 'JSON-RPC endpoint of the chain' })),
+    ws_url: Type.Optional(
+      Type.String({ pattern: '^wss?://', description: 'WebSocket JSON-RPC endpoint: the watcher reads each new block as the node announces it' }),
+    ),
     relayer: Type.Optional(Type.String({ minLength: 1, description: 'the relayer account that pays gasless actions' })),
     fee_claim: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the FeeClaim contract that pays affiliate fees on this chain' })),
   },

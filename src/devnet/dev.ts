@@ -13,6 +13,11 @@ export const LOCAL_EVM_CHAINS = [
   { key: 'arbitrum_localnet', chainId: 31338 },
 ] as const;
 
+export interface DevOptions {
+  /** Seconds between blocks on the local EVM chains (1 by default); 0 mines each transaction at once. */
+  blockTimeSec?: number;
+}
+
 export interface Dev {
   service: Service;
   chains: EvmDeployment[];
@@ -26,7 +31,7 @@ export interface Dev {
  * resumes), the contracts and test tokens deployed and funded, and the whole service on the embedded
  * database. A development app is created on first start; its key stays in devnet.json.
  */
-export async function startDev(config: ServiceConfig): Promise<Dev> {
+export async function startDev(config: ServiceConfig, options: DevOptions = {}): Promise<Dev> {
   const registry = loadRegistry(config.registryPath);
   const nodes: AnvilNode[] = [];
   const stopNodes = async () => {
@@ -41,11 +46,14 @@ export async function startDev(config: ServiceConfig): Promise<Dev> {
       const node = await startAnvil({ chainId, stateFile: join(config.dataDir, `anvil-${key}.json`) });
       nodes.push(node);
       deployments.push(await deployLocalnet(chain, node.rpcUrl, chainId));
-      await node.rpc('evm_setIntervalMining', [1]);
+      const blockTimeSec = options.blockTimeSec ?? 1;
+      if (blockTimeSec > 0) await node.rpc('evm_setIntervalMining', [blockTimeSec]);
     }
     const relayer = devAccount('relayer').address;
     const chains = { ...config.chains };
-    for (const d of deployments) chains[d.chain] = { ...chains[d.chain], rpc_url: d.rpcUrl, relayer, fee_claim: d.contracts.feeClaim };
+    for (const d of deployments) {
+      chains[d.chain] = { ...chains[d.chain], rpc_url: d.rpcUrl, ws_url: d.rpcUrl.replace(/^http/, 'ws'), relayer, fee_claim: d.contracts.feeClaim };
+    }
     // The dev accounts' public keys sign for the relayer and the solver unless the environment names others.
     const keys = {
       relayer: config.keys.relayer ?? privateKeyOf(devAccount('relayer')),

@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { createPublicClient, createWalletClient, erc20Abi, http } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 
-function envFor(dataDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HASHLOCK_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
+function envFor(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HASHLOCK_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', ...extra };
   delete env.DATABASE_URL;
   return env;
 }
@@ -24,10 +24,10 @@ interface Devnet {
   accounts: { user: { address: string; private_key: string } };
 }
 
-async function startDev(dataDir: string): Promise<{ child: ChildProcess; devnet: Devnet; output: () => string }> {
+async function startDev(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; devnet: Devnet; output: () => string }> {
   const devnetPath = join(dataDir, 'devnet.json');
   const before = existsSync(devnetPath) ? readFileSync(devnetPath, 'utf8') : '';
-  const child = spawn(process.execPath, [BIN, 'dev'], { env: envFor(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'dev'], { env: envFor(dataDir, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -151,6 +151,69 @@ test('hashlock dev runs local chains and the whole service: a gasless swap compl
     assert.equal(liquidity.result[0].liquidity.find((l: { asset: string }) => l.asset === 'arbitrum_localnet:wbtc').balance, '9999900300');
   } finally {
     assert.equal(await stop(second.child), 0);
+  }
+});
+
+/** Reads an order until `done` holds for it (or fails after `seconds`). */
+async function waitForOrder(devnet: Devnet, id: string, done: (order: Record<string, any>) => boolean, seconds = 30): Promise<Record<string, any>> {
+  let order: Record<string, any> = {};
+  for (const until = Date.now() + seconds * 1000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+    order = (await getJson(devnet, `/v2/orders/${id}`)).result;
+    if (done(order)) return order;
+  }
+  assert.fail(`order ${id} stayed ${order.status}: ${JSON.stringify(order)}`);
+}
+
+test('a restart resumes an order in flight: initiated before the stop, settled after it', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-inflight-'));
+  // The first run's solver key is no configured solver's, so no solver runs: the order can only
+  // wait at `initiated` until the restarted service, with the solver's key, takes it over.
+  const first = await startDev(dataDir, { HASHLOCK_SOLVER_KEY: generatePrivateKey() });
+  const devnet = first.devnet;
+  const user = privateKeyToAccount(devnet.accounts.user.private_key as `0x${string}`);
+  const eth = devnet.chains.ethereum_localnet!;
+  const chain = { id: 31337, name: 'ethereum_localnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [eth.rpc_url] } } };
+  const wallet = createWalletClient({ account: user, chain, transport: http(eth.rpc_url) });
+  const reader = createPublicClient({ chain, transport: http(eth.rpc_url), pollingInterval: 100 });
+  const arbBalance = (d: Devnet) =>
+    createPublicClient({ transport: http(d.chains.arbitrum_localnet!.rpc_url) }).readContract({
+      address: d.chains.arbitrum_localnet!.contracts.wbtc as `0x${string}`,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [user.address],
+    });
+  let orderId: string;
+  let before: bigint;
+  try {
+    before = await arbBalance(devnet);
+    const order = await getJson(devnet, '/v2/orders', {
+      method: 'POST',
+      body: JSON.stringify({
+        source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: '100000' },
+        destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: '99700' },
+      }),
+    });
+    assert.equal(order.status, 'Ok', JSON.stringify(order));
+    orderId = order.result.order_id as string;
+    // The client broadcasts the approval and the initiate itself.
+    for (const tx of [order.result.approval_transaction, order.result.initiate_transaction] as Array<{ to: `0x${string}`; data: `0x${string}` }>) {
+      const receipt = await reader.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: tx.to, data: tx.data }) });
+      assert.equal(receipt.status, 'success');
+    }
+    const initiated = await waitForOrder(devnet, orderId, (o) => o.status === 'initiated');
+    assert.equal(initiated.destination_swap.initiate_tx_hash, '', 'nobody funded the destination in the first run');
+  } finally {
+    assert.equal(await stop(first.child), 0, first.output());
+  }
+
+  const second = await startDev(dataDir);
+  try {
+    const completed = await waitForOrder(second.devnet, orderId, (o) => o.status === 'completed');
+    assert.match(completed.destination_swap.redeem_tx_hash, /^0x[0-9a-f]{64}$/);
+    assert.match(completed.source_swap.redeem_tx_hash, /^0x[0-9a-f]{64}$/, 'the solver redeemed its source after the restart');
+    assert.equal((await arbBalance(second.devnet)) - before, 99_700n, 'the user gained exactly the destination amount');
+  } finally {
+    assert.equal(await stop(second.child), 0, second.output());
   }
 });
 

@@ -1,0 +1,20 @@
+import { createPublicClient, webSocket } from 'viem';
+
+/**
+ * Calls `onHead` with each new block number the node announces over WebSocket (`eth_subscribe`
+ * newHeads), so a watcher reads a block as soon as it exists instead of at its next poll. The socket
+ * reconnects on its own; the caller's polling stays the fallback. Returns the unsubscribe function.
+ */
+export function subscribeNewHeads(wsUrl: string, onHead: (blockNumber: bigint) => void, onError: (error: Error) => void): () => void {
+  const client = createPublicClient({ transport: webSocket(wsUrl, { reconnect: { attempts: Number.MAX_SAFE_INTEGER, delay: 1_000 } }) });
+  // Over a WebSocket transport viem subscribes to newHeads rather than polling.
+  const unwatch = client.watchBlockNumber({ emitMissed: false, onBlockNumber: onHead, onError });
+  const socket = client.transport.getRpcClient();
+  let subscribed = true;
+  return () => {
+    if (!subscribed) return;
+    subscribed = false;
+    unwatch();
+    void socket.then((rpc) => rpc.close()).catch(() => undefined);
+  };
+}
