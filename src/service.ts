@@ -14,7 +14,8 @@ import { EvmWatcher } from './chains/evm/watcher.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmReadClients } from './relayer/chain-clients.ts';
 import { EvmRelayer } from './relayer/evm-relayer.ts';
-import { EvmSolver } from './solver/evm-solver.ts';
+import { Solver } from './solver/solver.ts';
+import { evmSolverChains } from './solver/evm-chain.ts';
 import { leasedLoop, type LeasedLoop } from './lease-loop.ts';
 import { subscribeNewHeads } from './chains/evm/new-heads.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
@@ -128,7 +129,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     // an order changes (every swap update notifies `order_changed`), and once a second regardless.
     const ownSolver = solverAccount && config.solvers.find((s) => Object.values(s.addresses).some((a) => a.toLowerCase() === solverAccount.address.toLowerCase()));
     if (solverAccount && ownSolver && Object.keys(evmRpc).length > 0) {
-      const solver = new EvmSolver(store.db, registry, ownSolver.id, solverAccount, evmRpc, secrets, {
+      const solver = new Solver(store.db, ownSolver.id, evmSolverChains(registry, solverAccount, evmRpc), secrets, {
         log: api.log.child({ worker: 'solver' }),
       });
       const loop = leasedLoop({

@@ -9,7 +9,8 @@ import { EvmWatcher } from '../../src/chains/evm/watcher.ts';
 import type { Registry } from '../../src/chains/registry.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
 import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
-import { EvmSolver, type EvmSolverOptions, type SolverPass } from '../../src/solver/evm-solver.ts';
+import { evmSolverChains } from '../../src/solver/evm-chain.ts';
+import { Solver, type SolverOptions, type SolverPass } from '../../src/solver/solver.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
 import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 import { SOLVER } from '../helpers/fixtures.ts';
@@ -21,7 +22,7 @@ export interface SwapWorld {
   key: string;
   relayers: Record<ChainKey, EvmRelayer>;
   watchers: Record<ChainKey, EvmWatcher>;
-  solver: EvmSolver;
+  solver: Solver;
   /** Polls both watchers, then runs one solver pass. */
   step(): Promise<SolverPass>;
   /** PATCHes an order action while ticking the chain's relayer until its job is settled. */
@@ -35,7 +36,7 @@ export async function openSwapWorld(
   kind: StoreKind,
   registry: Registry,
   chains: Record<ChainKey, LocalChain>,
-  solverOptions: EvmSolverOptions = {},
+  solverOptions: SolverOptions = {},
 ): Promise<SwapWorld> {
   const { api, store, key, solverAccount, secrets, rpc } = await openRelayedApi(kind, registry, chains, { waitMs: 300, pollMs: 10 });
   const relayers = Object.fromEntries(
@@ -49,7 +50,7 @@ export async function openSwapWorld(
       KEYS.map(async (k) => [k, new EvmWatcher(store.db, registry.chain(k)!, chains[k].client, { startBlock: await chains[k].client.getBlockNumber() })]),
     ),
   ) as Record<ChainKey, EvmWatcher>;
-  const solver = new EvmSolver(store.db, registry, SOLVER.id, solverAccount, rpc, secrets, solverOptions);
+  const solver = new Solver(store.db, SOLVER.id, evmSolverChains(registry, solverAccount, rpc), secrets, solverOptions);
 
   const patch = async (orderId: string, action: string, payload?: object) => {
     const res = await api.inject({

@@ -21,7 +21,7 @@ after(async () => {
   await Promise.all(Object.values(chains).map((c) => c.node.stop()));
 });
 
-describeEachStore('EvmSolver', (kind) => {
+describeEachStore('Solver on EVM chains', (kind) => {
   let w: SwapWorld;
   let eth: LocalChain;
   let arb: LocalChain;

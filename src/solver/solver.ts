@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import type { Chain } from '../chains/registry.ts';
+import type { SecretBox } from '../orders/secret-box.ts';
+import { describeChainError } from '../relayer/chain-errors.ts';
+import { accrueOrderFees } from '../store/affiliates.ts';
+import { toRfc3339Seconds, type Db } from '../store/database.ts';
+import { findOrder, type OrderRecord } from '../store/orders.ts';
+import { releaseOrderLiquidity } from '../store/solvers.ts';
+import { claimFunding, orderIdsToFund, ordersToAccrue, ordersToRedeemForClient, ordersToRedeemSource, ordersToRefund, secretCiphertext } from './solver-store.ts';
+
+export interface SolverLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export interface SolverOptions {
+  /** Rule 2's margin: the source must have more than destination timelock + this left, in seconds (default 300). */
+  marginSeconds?: number;
+  /** Orders handled per step and pass (default 50). */
+  batch?: number;
+  log?: SolverLog;
+}
+
+/** What one pass did, by step (transactions sent or records written). */
+export interface SolverPass {
+  funded: string[];
+  redeemedForClient: string[];
+  redeemedSources: string[];
+  refunded: string[];
+  accrued: string[];
+  /** Orders left alone on purpose, with the reason (rule 1/2/5, deadline, wrong terms). */
+  skipped: Array<{ orderId: string; reason: string }>;
+}
+
+/** The source HTLC as found on chain: why it cannot be relied on, or how many blocks it has left. */
+export type SourceCheck = { problem: string } | { blocksLeft: bigint };
+
+/**
+ * What the solver does on one chain, in that chain family's terms. The `Solver` decides when (the
+ * safety rules and the order of steps); an adapter only reads and writes its chain. Each write is
+ * idempotent: called again after a crash at any point, it sends nothing that is already done.
+ */
+export interface SolverChain {
+  readonly chain: Chain;
+  /** Whether the order's destination HTLC is funded on chain, or its funding already broadcast. */
+  destinationFunded(order: OrderRecord): Promise<boolean>;
+  /** Rule 1: the source HTLC on chain has exactly the order's terms (contract, asset, parties, secret hash, amount, timelock). */
+  checkSource(order: OrderRecord): Promise<SourceCheck>;
+  /** The destination the solver would create is the order's destination swap (its id, its initiator); a reason when not. */
+  checkDestination(order: OrderRecord): string | undefined;
+  fundDestination(order: OrderRecord): Promise<void>;
+  /** Redeems one side of the order with the secret; false when there is nothing (left) to redeem or it cannot act for that side. */
+  redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean>;
+  /** Refunds the solver's own expired destination; false when there is nothing to refund yet. */
+  refundDestination(order: OrderRecord): Promise<boolean>;
+}
+
+const silent: SolverLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * The solver: funds destinations (DESIGN.md safety rules 1, 2, 5), redeems destinations for clients
+ * whose secret the service holds, redeems its sources as soon as the secret is on chain (rule 4), and
+ * refunds its own expired destinations, on every chain it has an adapter for. Each step re-checks the
+ * chain before it writes, so a pass re-run after a crash at any point sends nothing twice (rule 6).
+ */
+export class Solver {
+  private readonly chains: ReadonlyMap<string, SolverChain>;
+  private readonly marginMs: bigint;
+  private readonly batch: number;
+  private readonly log: SolverLog;
+
+  constructor(
+    private readonly db: Db,
+    readonly solverId: string,
+    chains: readonly SolverChain[],
+    private readonly secrets: SecretBox,
+    options: SolverOptions = {},
+  ) {
+    this.chains = new Map(chains.map((c) => [c.chain.key, c]));
+    this.marginMs = BigInt(Math.round((options.marginSeconds ?? 300) * 1000));
+    this.batch = options.batch ?? 50;
+    this.log = options.log ?? silent;
+  }
+
+  /** One pass: redeem sources first (the solver's own money), then client redeems, refunds, funding. */
+  async tick(): Promise<SolverPass> {
+    const pass: SolverPass = { funded: [], redeemedForClient: [], redeemedSources: [], refunded: [], accrued: [], skipped: [] };
+    const chains = [...this.chains.keys()];
+    if (chains.length === 0) return pass;
+    const q = { solverId: this.solverId, chains, limit: this.batch };
+    const each = async (ids: string[], step: (order: OrderRecord) => Promise<void>) => {
+      for (const id of ids) {
+        const order = await findOrder(this.db, id);
+        if (!order) continue;
+        try {
+          await step(order);
+        } catch (err) {
+          this.log.error({ order: id, error: describeChainError(err) }, 'solver step failed');
+        }
+      }
+    };
+    await each(await ordersToRedeemSource(this.db, q), (o) => this.redeemSource(o, pass));
+    await each(await ordersToAccrue(this.db, q), async (o) => {
+      if ((await accrueOrderFees(this.db, o.id)) > 0) pass.accrued.push(o.id);
+    });
+    await each(await ordersToRedeemForClient(this.db, q), (o) => this.redeemForClient(o, pass));
+    await each(await ordersToRefund(this.db, q), (o) => this.refundDestination(o, pass));
+    await each(await orderIdsToFund(this.db, q), (o) => this.fund(o, pass));
+    return pass;
+  }
+
+  private async fund(order: OrderRecord, pass: SolverPass): Promise<void> {
+    const skip = (reason: string) => {
+      pass.skipped.push({ orderId: order.id, reason });
+      this.log.warn({ order: order.id, reason }, 'not funding the destination');
+    };
+    const src = this.chains.get(order.source.chain);
+    const dst = this.chains.get(order.destination.chain);
+    if (!src || !dst) return skip('a side is not a chain this solver serves');
+    // Already funded (an earlier pass broadcast it; the watcher has not seen it yet): nothing to send.
+    if (await dst.destinationFunded(order)) {
+      await releaseOrderLiquidity(this.db, order.id);
+      return;
+    }
+
+    const source = await src.checkSource(order);
+    if ('problem' in source) return skip(source.problem);
+    // A late initiation: the solver does not fill orders whose deadline passed before the source appeared.
+    const initiatedAtTime = order.source.initiateTimestamp ? Date.parse(toRfc3339Seconds(order.source.initiateTimestamp)) : NaN;
+    if (Number.isFinite(initiatedAtTime) && initiatedAtTime / 1000 > Number(order.deadline)) {
+      return skip('the source was initiated after the order deadline');
+    }
+    // Rule 2: time left on the source, in ms, beyond the destination timelock plus the margin.
+    const leftMs = source.blocksLeft * BigInt(src.chain.blockTimeMs);
+    const needMs = BigInt(order.destination.timelock) * BigInt(dst.chain.blockTimeMs) + this.marginMs;
+    if (leftMs <= needMs) return skip(`rule 2: the source has ${leftMs / 1000n} s left, the destination needs more than ${needMs / 1000n} s`);
+    const wrongDestination = dst.checkDestination(order);
+    if (wrongDestination) return skip(wrongDestination);
+
+    // Rule 5: record the intent under the row lock, unless an instant refund was co-signed.
+    if (!(await claimFunding(this.db, order.id))) return skip('rule 5: the solver co-signed an instant refund of the source');
+    await dst.fundDestination(order);
+    await releaseOrderLiquidity(this.db, order.id);
+    pass.funded.push(order.id);
+    this.log.info({ order: order.id, chain: dst.chain.key }, 'funded the destination');
+  }
+
+  /** The destination, for a client whose secret the service holds. */
+  private async redeemForClient(order: OrderRecord, pass: SolverPass): Promise<void> {
+    const dst = this.chains.get(order.destination.chain);
+    const sealed = dst && (await secretCiphertext(this.db, order.id));
+    if (!dst || !sealed) return;
+    const secret = Buffer.from(this.secrets.open(sealed));
+    if (!opensSecretHash(secret, order.secretHash)) {
+      this.log.error({ order: order.id }, 'the stored secret does not match the secret hash');
+      return;
+    }
+    if (await dst.redeem(order, 'destination', secret)) {
+      pass.redeemedForClient.push(order.id);
+      this.log.info({ order: order.id, chain: dst.chain.key }, 'redeemed the destination for the client');
+    }
+  }
+
+  /** Rule 4: the source, with the secret read from the destination's chain. */
+  private async redeemSource(order: OrderRecord, pass: SolverPass): Promise<void> {
+    const src = this.chains.get(order.source.chain);
+    if (!src) return;
+    const secret = Buffer.from(order.destination.secret, 'hex');
+    if (!opensSecretHash(secret, order.secretHash)) {
+      this.log.error({ order: order.id }, 'the secret seen on the destination does not match the secret hash');
+      return;
+    }
+    if (await src.redeem(order, 'source', secret)) {
+      pass.redeemedSources.push(order.id);
+      this.log.info({ order: order.id, chain: src.chain.key }, 'redeemed the source');
+    }
+  }
+
+  private async refundDestination(order: OrderRecord, pass: SolverPass): Promise<void> {
+    const dst = this.chains.get(order.destination.chain);
+    if (dst && (await dst.refundDestination(order))) {
+      pass.refunded.push(order.id);
+      this.log.info({ order: order.id, chain: dst.chain.key }, 'refunded the expired destination');
+    }
+  }
+}
+
+/** Rule 3: a secret is exactly 32 bytes and its sha256 is the order's secret hash. */
+export function opensSecretHash(secret: Uint8Array, secretHash: string): boolean {
+  return secret.length === 32 && createHash('sha256').update(secret).digest('hex') === secretHash.toLowerCase();
+}
