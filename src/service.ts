@@ -14,7 +14,13 @@ import { EvmWatcher } from './chains/evm/watcher.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmReadClients } from './relayer/chain-clients.ts';
 import { EvmRelayer } from './relayer/evm-relayer.ts';
-import { Solver } from './solver/solver.ts';
+import { Solver, type SolverChain } from './solver/solver.ts';
+import { BitcoinSolverChain } from './solver/bitcoin-chain.ts';
+import { BitcoinWatcher } from './chains/bitcoin/watcher.ts';
+import { bitcoinRpcFor } from './chains/bitcoin/rpc.ts';
+import { BitcoinRelayer } from './relayer/bitcoin-relayer.ts';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
 import { evmSolverChains } from './solver/evm-chain.ts';
 import { leasedLoop, type LeasedLoop } from './lease-loop.ts';
 import { subscribeNewHeads } from './chains/evm/new-heads.ts';
@@ -54,6 +60,11 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     const evmRpc = Object.fromEntries(
       Object.entries(config.chains).flatMap(([key, access]) =>
         access.rpc_url && registry.chain(key)?.family === 'evm' ? [[key, access.rpc_url]] : [],
+      ),
+    );
+    const bitcoinRpc = new Map(
+      Object.entries(config.chains).flatMap(([key, access]) =>
+        access.rpc_url && registry.chain(key)?.family === 'bitcoin' ? [[key, bitcoinRpcFor({ url: access.rpc_url, cookieFile: access.rpc_cookie_file })] as const] : [],
       ),
     );
     const solverAccount = config.keys.solver ? privateKeyToAccount(config.keys.solver) : undefined;
@@ -125,11 +136,23 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       }
     }
 
-    // The solver whose EVM address is the configured key's, one instance per solver. It runs whenever
-    // an order changes (every swap update notifies `order_changed`), and once a second regardless.
-    const ownSolver = solverAccount && config.solvers.find((s) => Object.values(s.addresses).some((a) => a.toLowerCase() === solverAccount.address.toLowerCase()));
-    if (solverAccount && ownSolver && Object.keys(evmRpc).length > 0) {
-      const solver = new Solver(store.db, ownSolver.id, evmSolverChains(registry, solverAccount, evmRpc), secrets, {
+    // The solver whose address (EVM, or the x-only key of a Bitcoin-family chain) is the configured
+    // key's, one instance per solver. It runs whenever an order changes (every swap update notifies
+    // `order_changed`), and once a second regardless.
+    const solverKey = config.keys.solver ? hexToBytes(config.keys.solver.slice(2)) : undefined;
+    const solverXOnly = solverKey && bytesToHex(schnorr.getPublicKey(solverKey));
+    const ownSolver =
+      solverAccount &&
+      config.solvers.find((s) => Object.values(s.addresses).some((a) => a.toLowerCase() === solverAccount.address.toLowerCase() || a.toLowerCase() === solverXOnly));
+    const solverChains: SolverChain[] = [];
+    if (solverAccount && ownSolver) {
+      solverChains.push(...evmSolverChains(registry, solverAccount, evmRpc));
+      for (const [key, rpc] of bitcoinRpc) {
+        if (ownSolver.addresses[key]?.toLowerCase() === solverXOnly) solverChains.push(new BitcoinSolverChain(registry.chain(key)!, store.db, rpc, solverKey!, secrets));
+      }
+    }
+    if (ownSolver && solverChains.length > 0) {
+      const solver = new Solver(store.db, ownSolver.id, solverChains, secrets, {
         log: api.log.child({ worker: 'solver' }),
       });
       const loop = leasedLoop({
@@ -172,6 +195,36 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         );
         stoppers.push(unsubscribe);
       }
+    }
+    // Per Bitcoin-family chain with a node: a watcher (the solver's wallet among its scripts) and the
+    // relayer that broadcasts the chain's signed transactions, each run by one instance.
+    const solverWallets = (key: string) => solverChains.flatMap((c) => (c instanceof BitcoinSolverChain && c.chain.key === key ? [c.wallet] : []));
+    for (const [key, rpc] of bitcoinRpc) {
+      const chain = registry.chain(key)!;
+      const watcher = new BitcoinWatcher(store.db, chain, rpc, { walletAddresses: solverWallets(key) });
+      // Blocks are minutes apart; the mempool is what makes a funding show at once.
+      const pollMs = Math.min(Math.max(chain.blockTimeMs / 10, 500), 2_000);
+      const watcherLoop: LeasedLoop = leasedLoop({
+        db: store.db,
+        lease: `watcher:${key}`,
+        holder: instance,
+        intervalMs: pollMs,
+        tick: async () => {
+          const read = await watcher.poll();
+          if (read.to < read.head) watcherLoop.wake();
+        },
+        onError: (err) => api.log.error({ err, chain: key }, 'watcher poll failed'),
+      });
+      const relayer = new BitcoinRelayer({ db: store.db, chain: key, rpc, worker: instance, log: api.log.child({ chain: key, worker: 'relayer' }) });
+      const relayerLoop = leasedLoop({
+        db: store.db,
+        lease: `relayer:${key}`,
+        holder: instance,
+        intervalMs: 1_000,
+        tick: () => relayer.tick(),
+        onError: (err) => api.log.error({ err, chain: key }, 'relayer pass failed'),
+      });
+      stoppers.push(() => watcherLoop.stop(), () => relayerLoop.stop());
     }
     stoppers.push(
       every(10_000, async () => {

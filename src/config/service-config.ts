@@ -51,6 +51,9 @@ const ChainAccessSchema = Type.Object(
     ws_url: Type.Optional(
       Type.String({ pattern: '^wss?://', description: 'WebSocket JSON-RPC endpoint: the watcher reads each new block as the node announces it' }),
     ),
+    rpc_cookie_file: Type.Optional(
+      Type.String({ minLength: 1, description: "Bitcoin-family chains: the node's .cookie file (else user:password in rpc_url)" }),
+    ),
     relayer: Type.Optional(Type.String({ minLength: 1, description: 'the relayer account that pays gasless actions' })),
     fee_claim: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the FeeClaim contract that pays affiliate fees on this chain' })),
   },

@@ -3,7 +3,12 @@ import type { ServiceConfig } from '../config/service-config.ts';
 import { loadRegistry } from '../chains/registry.ts';
 import { startService, type Service } from '../service.ts';
 import { createApp, findAppByKey } from '../store/apps.ts';
-import { startAnvil, type AnvilNode } from './anvil.ts';
+import { startAnvil } from './anvil.ts';
+import { startLitecoinDevnet, type LitecoinDevnet } from './litecoin-devnet.ts';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
+
+const xOnlyOf = (privateKey: `0x${string}`): string => bytesToHex(schnorr.getPublicKey(hexToBytes(privateKey.slice(2))));
 import { devnetPath, readDevnetFile, updateDevnetFile } from './devnet-file.ts';
 import { deployLocalnet, devAccount, privateKeyOf, type EvmDeployment } from './evm-devnet.ts';
 
@@ -16,11 +21,15 @@ export const LOCAL_EVM_CHAINS = [
 export interface DevOptions {
   /** Seconds between blocks on the local EVM chains (1 by default); 0 mines each transaction at once. */
   blockTimeSec?: number;
+  /** Milliseconds between Litecoin regtest blocks (the registry's block time by default); 0 mines none. */
+  litecoinBlockTimeMs?: number;
 }
 
 export interface Dev {
   service: Service;
   chains: EvmDeployment[];
+  /** The Litecoin regtest node, when litecoind is installed. */
+  litecoin: LitecoinDevnet | undefined;
   apiUrl: string;
   appKey: string;
   stop: () => Promise<void>;
@@ -33,7 +42,7 @@ export interface Dev {
  */
 export async function startDev(config: ServiceConfig, options: DevOptions = {}): Promise<Dev> {
   const registry = loadRegistry(config.registryPath);
-  const nodes: AnvilNode[] = [];
+  const nodes: Array<{ stop(): Promise<void> }> = [];
   const stopNodes = async () => {
     for (const node of nodes) await node.stop();
   };
@@ -60,6 +69,23 @@ export async function startDev(config: ServiceConfig, options: DevOptions = {}):
       solver: config.keys.solver ?? privateKeyOf(devAccount('solver')),
       feeSigner: config.keys.feeSigner ?? privateKeyOf(devAccount('feeSigner')),
     };
+    // The Litecoin regtest chain, when Litecoin Core is installed.
+    const litecoinChain = registry.chains.find((c) => c.family === 'bitcoin' && c.network === 'litecoin_regtest');
+    const litecoin =
+      litecoinChain &&
+      (await startLitecoinDevnet({
+        dataDir: config.dataDir,
+        chain: litecoinChain,
+        solverKey: hexToBytes(keys.solver.slice(2)),
+        userKey: hexToBytes(privateKeyOf(devAccount('user')).slice(2)),
+        blockTimeMs: options.litecoinBlockTimeMs ?? litecoinChain.blockTimeMs,
+      }));
+    if (litecoin) {
+      nodes.push(litecoin);
+      chains[litecoin.chain.key] = { ...chains[litecoin.chain.key], rpc_url: litecoin.node.rpcUrl, rpc_cookie_file: litecoin.node.cookieFile };
+    } else if (litecoinChain) {
+      console.warn(`litecoind is not on the PATH: ${litecoinChain.key} stays off (install Litecoin Core, e.g. apt-get install litecoind)`);
+    }
     const service = await startService({ ...config, chains, keys });
     let appKey = readDevnetFile(config.dataDir).app_key;
     if (!appKey || !(await findAppByKey(service.store.db, appKey))) {
@@ -69,16 +95,25 @@ export async function startDev(config: ServiceConfig, options: DevOptions = {}):
     updateDevnetFile(config.dataDir, {
       api_url: service.url,
       app_key: appKey,
-      chains: Object.fromEntries(deployments.map((d) => [d.chain, { chain_id: d.chainId, rpc_url: d.rpcUrl, contracts: d.contracts }])),
+      chains: {
+        ...Object.fromEntries(deployments.map((d) => [d.chain, { chain_id: d.chainId, rpc_url: d.rpcUrl, contracts: d.contracts }])),
+        ...(litecoin ? { [litecoin.chain.key]: { rpc_url: litecoin.node.rpcUrl, rpc_cookie_file: litecoin.node.cookieFile } } : {}),
+      },
       accounts: {
-        user: { address: user.address, private_key: privateKeyOf(user) },
-        solver: { address: devAccount('solver').address },
+        // On the Litecoin chain the same private key is a taproot key: its x-only key and key-path address.
+        user: {
+          address: user.address,
+          private_key: privateKeyOf(user),
+          ...(litecoin ? { litecoin: { address: litecoin.userWallet, x_only: xOnlyOf(privateKeyOf(user)) } } : {}),
+        },
+        solver: { address: devAccount('solver').address, ...(litecoin ? { litecoin: { address: litecoin.solverWallet } } : {}) },
         relayer: { address: relayer },
       },
     });
     return {
       service,
       chains: deployments,
+      litecoin,
       apiUrl: service.url,
       appKey,
       stop: async () => {
@@ -100,6 +135,7 @@ export function describeDev(config: ServiceConfig, dev: Dev): string {
     `  API key  ${dev.appKey}   (send it as the service-app-id header)`,
     `  Docs     ${dev.apiUrl}/docs`,
     ...dev.chains.map((c) => `  Chain    ${c.chain.padEnd(18)} ${c.rpcUrl} (chain id ${c.chainId})`),
+    ...(dev.litecoin ? [`  Chain    ${dev.litecoin.chain.key.padEnd(18)} ${dev.litecoin.node.rpcUrl} (regtest, cookie ${dev.litecoin.node.cookieFile})`] : []),
     `  Written  ${devnetPath(config.dataDir)}`,
     '',
     `  try: curl -H 'service-app-id: ${dev.appKey}' '${dev.apiUrl}/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=100000'`,

@@ -3,13 +3,28 @@ import type { Registry } from '../chains/registry.ts';
 import type { ChainAccessConfig, SolverConfig } from '../config/service-config.ts';
 import type { Db } from '../store/database.ts';
 import { setSolverBalance } from '../store/solvers.ts';
+import { hexToBytes } from '@noble/curves/utils.js';
+import { keyPathAddress } from '../chains/bitcoin/wallet-tx.ts';
+import { sql } from 'kysely';
+
+/** The sum of an address's recorded outputs that are mined and unspent. */
+async function confirmedBalance(db: Db, chain: string, address: string): Promise<bigint> {
+  const { rows } = await sql<{ total: string | null }>`
+    select sum(value)::text as total from bitcoin_utxos
+    where chain = ${chain} and address = ${address} and block_number is not null and spent_txid is null
+  `.execute(db);
+  return BigInt(rows[0]?.total ?? '0');
+}
 
 /**
- * Reads the solvers' on-chain balances of every active asset on the EVM chains that have an RPC
+ * Reads the solvers' on-chain balances of every active asset on the chains that have an RPC
  * configured, and records them for the liquidity read and the reservations. Returns how many it read.
+ * EVM balances come from the node; a Bitcoin-family balance is the confirmed unspent outputs of the
+ * solver's wallet (the key-path address of its x-only key) that the chain's watcher recorded.
  */
 export class SolverBalanceReader {
   private readonly clients = new Map<string, PublicClient>();
+  private readonly bitcoinChains = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -21,6 +36,7 @@ export class SolverBalanceReader {
       if (access.rpc_url && registry.chain(key)?.family === 'evm') {
         this.clients.set(key, createPublicClient({ transport: http(access.rpc_url) }));
       }
+      if (access.rpc_url && registry.chain(key)?.family === 'bitcoin') this.bitcoinChains.add(key);
     }
   }
 
@@ -30,6 +46,13 @@ export class SolverBalanceReader {
       for (const [chainKey, address] of Object.entries(solver.addresses)) {
         const client = this.clients.get(chainKey);
         const chain = this.registry.chain(chainKey);
+        if (chain && this.bitcoinChains.has(chainKey)) {
+          const balance = await confirmedBalance(this.db, chainKey, keyPathAddress(hexToBytes(address.toLowerCase()), chain.network));
+          for (const asset of chain.assets.filter((a) => a.isActive)) {
+            await setSolverBalance(this.db, { solverId: solver.id, asset: asset.id, balance });
+            read++;
+          }
+        }
         if (!client || !chain) continue;
         const blockNumber = await client.getBlockNumber();
         for (const asset of chain.assets.filter((a) => a.isActive)) {

@@ -10,6 +10,7 @@ import * as m0004 from './migrations/0004_create_order_function.ts';
 import * as m0005 from './migrations/0005_evm_watcher.ts';
 import * as m0006 from './migrations/0006_relayer_transactions.ts';
 import * as m0007 from './migrations/0007_solver.ts';
+import * as m0008 from './migrations/0008_bitcoin_utxos.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_evm_watcher': m0005,
   '0006_relayer_transactions': m0006,
   '0007_solver': m0007,
+  '0008_bitcoin_utxos': m0008,
 };
 
 const TEXT_TYPES = {

@@ -12,9 +12,10 @@ interface SwapEventBase {
   swapId: string;
   /** As the family shows it (EVM: 0x-prefixed). */
   txHash: string;
+  /** 0 while the transaction is only in the mempool (Bitcoin-family watchers record those too). */
   blockNumber: bigint;
-  /** The block's time. */
-  timestamp: Date;
+  /** The block's time; null while the transaction is only in the mempool. */
+  timestamp: Date | null;
 }
 
 export type SwapEvent =
@@ -53,13 +54,13 @@ const FIELDS = {
 /** Column types of the event records a statement reads (jsonb_to_recordset needs them). */
 const RECORD_TYPES = `swap_id text, tx_hash text, block_number bigint, ts timestamptz, value text`;
 
-function record(event: SwapEvent): Record<string, string> {
+function record(event: SwapEvent): Record<string, string | null> {
   const value = event.kind === 'initiated' ? event.amount.toString() : event.kind === 'redeemed' ? event.secret : '';
   return {
     swap_id: event.swapId,
     tx_hash: event.txHash,
     block_number: event.blockNumber.toString(),
-    ts: event.timestamp.toISOString(),
+    ts: event.timestamp?.toISOString() ?? null,
     value,
   };
 }

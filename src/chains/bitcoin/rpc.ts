@@ -8,6 +8,20 @@ export interface BitcoinRpcOptions {
   timeoutMs?: number;
 }
 
+/**
+ * A client for a configured node: `url` may carry `user:password@` (fetch refuses URLs with
+ * credentials, so they move to the Authorization header), or `cookieFile` names the node's `.cookie`.
+ */
+export function bitcoinRpcFor(access: { url: string; cookieFile?: string | undefined }): BitcoinRpc {
+  const url = new URL(access.url);
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = '';
+  url.password = '';
+  const auth = access.cookieFile ? { cookieFile: access.cookieFile } : user ? { user, password } : undefined;
+  return new BitcoinRpc({ url: url.toString(), ...(auth ? { auth } : {}) });
+}
+
 /** A JSON-RPC error the node answered with (`code` is Bitcoin Core's RPC error code). */
 export class BitcoinRpcError extends Error {
   constructor(

@@ -106,7 +106,13 @@ export function walletPayment(privateKey: Uint8Array, network: string) {
 
 /** The bech32m address of a key-path P2TR wallet key. */
 export function walletAddress(privateKey: Uint8Array, network: string): string {
-  const { address } = walletPayment(privateKey, network);
+  checkPrivateKey(privateKey, 'wallet');
+  return keyPathAddress(schnorr.getPublicKey(privateKey), network);
+}
+
+/** The bech32m key-path P2TR address of an x-only public key (what a wallet key receives on). */
+export function keyPathAddress(xOnly: Uint8Array, network: string): string {
+  const { address } = p2tr(xOnly, undefined, bitcoinNetwork(network));
   if (!address) throw new Error('wallet address: network has no bech32 prefix');
   return address;
 }

@@ -1,0 +1,81 @@
+import { hex } from '@scure/base';
+import { Address, OutScript } from '@scure/btc-signer';
+import { sql } from 'kysely';
+import type { Db } from '../../store/database.ts';
+import { bitcoinNetwork } from './network.ts';
+
+/**
+ * How far before the last refresh each refresh looks: a swap's `created_at` is its transaction's
+ * start, so a swap whose creation was under way at the last refresh is still found.
+ */
+const REFRESH_OVERLAP = '60 seconds';
+
+/**
+ * The scripts a Bitcoin-family watcher matches outputs against, by scriptPubKey hex: every open
+ * swap's HTLC (its swap_id is the HTLC address) and the extra wallet addresses. Loaded once, then
+ * refreshed with the swaps created since the last refresh (one indexed query that returns only
+ * those), so a block costs one map lookup per output however many swaps exist. Swaps whose redeem
+ * or refund is mined are not loaded at start; once loaded, a script stays until the watcher restarts.
+ */
+export class ScriptIndex {
+  private readonly addresses = new Map<string, string>();
+  /** Every swap address looked at, valid or not. */
+  private readonly seen = new Set<string>();
+  private readonly coder: ReturnType<typeof Address>;
+  /** The database's time at the last refresh (Postgres text); undefined before the first load. */
+  private since: string | undefined;
+
+  constructor(
+    private readonly chain: string,
+    network: string,
+    walletAddresses: readonly string[] = [],
+  ) {
+    this.coder = Address(bitcoinNetwork(network));
+    for (const address of walletAddresses) {
+      const script = this.scriptOf(address);
+      if (script === undefined) throw new Error(`${chain}: ${address} is not an address of network ${network}`);
+      this.addresses.set(script, address);
+    }
+  }
+
+  /** The watched address whose output script is `scriptHex`, if any. */
+  addressOf(scriptHex: string): string | undefined {
+    return this.addresses.get(scriptHex);
+  }
+
+  get size(): number {
+    return this.addresses.size;
+  }
+
+  /** Adds the swaps created since the last refresh (all open swaps the first time); returns how many scripts were added. */
+  async refresh(db: Db): Promise<number> {
+    // One statement: the matching swaps, and the database's clock that the next refresh starts from.
+    const swaps =
+      this.since === undefined
+        ? sql`s.chain = ${this.chain} and s.redeem_block_number = 0 and s.refund_block_number = 0`
+        : sql`s.chain = ${this.chain} and s.created_at > ${this.since}::timestamptz - ${REFRESH_OVERLAP}::interval`;
+    const { rows } = await sql<{ swap_id: string | null; now: string }>`
+      select s.swap_id, n.now from (select now()::text as now) n left join swaps s on ${swaps}
+    `.execute(db);
+    let added = 0;
+    for (const { swap_id: address } of rows) {
+      // The overlap returns recent swaps again: decoding an address is the expensive part, skip it.
+      if (address === null || this.seen.has(address)) continue;
+      this.seen.add(address);
+      const script = this.scriptOf(address);
+      if (script === undefined || this.addresses.has(script)) continue;
+      this.addresses.set(script, address);
+      added++;
+    }
+    this.since = rows[0]!.now;
+    return added;
+  }
+
+  private scriptOf(address: string): string | undefined {
+    try {
+      return hex.encode(OutScript.encode(this.coder.decode(address)));
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { walletAddress } from '../chains/bitcoin/wallet-tx.ts';
+import type { Chain } from '../chains/registry.ts';
+import { findLitecoind, startLitecoind, type LitecoinNode } from './litecoind.ts';
+
+export interface LitecoinDevnet {
+  node: LitecoinNode;
+  chain: Chain;
+  /** Key-path P2TR addresses of the solver's and the test user's keys (their x-only keys in the scripts). */
+  solverWallet: string;
+  userWallet: string;
+  stop(): Promise<void>;
+}
+
+/** What `hashlock dev` funds on a fresh regtest chain, in litoshis. */
+export const SOLVER_FUNDS = 100_00000000n;
+export const USER_FUNDS = 10_00000000n;
+
+const coins = (sats: bigint) => Number(sats) / 1e8;
+
+/**
+ * The Litecoin regtest chain of `hashlock dev`, or undefined when `litecoind` is not installed. The
+ * node keeps its chain in `<data dir>/litecoin`, so a restart resumes; on the first start the solver's
+ * and the user's wallet addresses are funded from the node's mined coins. A block is mined every
+ * `blockTimeMs` (0: only when asked, as tests and benchmarks do).
+ */
+export async function startLitecoinDevnet(options: {
+  dataDir: string;
+  chain: Chain;
+  solverKey: Uint8Array;
+  userKey: Uint8Array;
+  blockTimeMs: number;
+}): Promise<LitecoinDevnet | undefined> {
+  if (!findLitecoind()) return undefined;
+  const node = await startLitecoind({ dataDir: join(options.dataDir, 'litecoin') });
+  try {
+    const network = options.chain.network;
+    const solverWallet = walletAddress(options.solverKey, network);
+    const userWallet = walletAddress(options.userKey, network);
+    const marker = join(options.dataDir, 'litecoin', 'funded');
+    if (!existsSync(marker)) {
+      await node.rpc.call('sendtoaddress', [solverWallet, coins(SOLVER_FUNDS)]);
+      await node.rpc.call('sendtoaddress', [userWallet, coins(USER_FUNDS)]);
+      await node.mine(1);
+      writeFileSync(marker, `${solverWallet}\n${userWallet}\n`);
+    }
+    let mining: Promise<unknown> = Promise.resolve();
+    const timer =
+      options.blockTimeMs > 0
+        ? setInterval(() => {
+            mining = node.mine(1).catch(() => undefined);
+          }, options.blockTimeMs)
+        : undefined;
+    return {
+      node,
+      chain: options.chain,
+      solverWallet,
+      userWallet,
+      stop: async () => {
+        clearInterval(timer);
+        await mining;
+        await node.stop();
+      },
+    };
+  } catch (err) {
+    await node.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,156 @@
+import { sql } from 'kysely';
+import { BitcoinRpcError, type BitcoinRpc } from '../chains/bitcoin/rpc.ts';
+import type { Outpoint } from '../chains/bitcoin/wallet-tx.ts';
+import type { Db } from '../store/database.ts';
+import { claimJobs, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
+import { confirmJob, failJob } from './signed-txs.ts';
+import type { RelayerLog } from './evm-relayer.ts';
+
+/**
+ * Bitcoin-family transactions go through the relayer's durable job queue (`relayer_jobs`) like EVM
+ * ones, but a Bitcoin transaction is complete when it is signed: the job is written with its signed
+ * bytes, so the queue only broadcasts, rebroadcasts until the transaction is mined, and settles the
+ * job from what the watcher recorded. One job per order and action (the idempotency key): asking
+ * again returns the first transaction, never a second one paying the same thing.
+ */
+
+export interface BitcoinTxJob {
+  chain: string;
+  orderId?: string;
+  /** What the transaction does: fund, redeem, refund, instant-refund. */
+  action: string;
+  idempotencyKey: string;
+  rawTx: string;
+  txid: string;
+  /** The outpoints it spends: reserved from the wallet until the job settles. */
+  inputs: readonly Outpoint[];
+}
+
+interface BitcoinPayload {
+  kind: 'bitcoin';
+  txid: string;
+  inputs: Outpoint[];
+}
+
+/** Writes a signed transaction's job, or returns the job already written under the same key. */
+export async function enqueueBitcoinTx(db: Db, tx: BitcoinTxJob): Promise<{ txid: string; created: boolean; status: string }> {
+  const payload: BitcoinPayload = { kind: 'bitcoin', txid: tx.txid, inputs: tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout })) };
+  const { rows } = await sql<{ tx_hash: string; status: string; created: boolean }>`
+    insert into relayer_jobs (chain, order_id, action, idempotency_key, payload, raw_tx, tx_hash, tx_hashes, signed_at)
+    values (${tx.chain}, ${tx.orderId ?? null}, ${tx.action}, ${tx.idempotencyKey}, ${JSON.stringify(payload)}::jsonb,
+      ${tx.rawTx}, ${tx.txid}, array[${tx.txid}::text], now())
+    on conflict (idempotency_key) do update set updated_at = relayer_jobs.updated_at
+    returning tx_hash, status, (xmax = 0) as created
+  `.execute(db);
+  const row = rows[0]!;
+  return { txid: row.tx_hash, created: row.created, status: row.status };
+}
+
+/** The raw transaction of a Bitcoin job, by key (what a rebroadcast sends). */
+export async function bitcoinJobTx(db: Db, idempotencyKey: string): Promise<{ txid: string; rawTx: string; status: string } | undefined> {
+  const { rows } = await sql<{ tx_hash: string; raw_tx: string; status: string }>`
+    select tx_hash, raw_tx, status from relayer_jobs where idempotency_key = ${idempotencyKey}
+  `.execute(db);
+  const row = rows[0];
+  return row && { txid: row.tx_hash, rawTx: row.raw_tx, status: row.status };
+}
+
+/** Outpoints that unsettled jobs of the chain spend: the wallet must not select them again. */
+export async function reservedOutpoints(db: Db, chain: string): Promise<Set<string>> {
+  const { rows } = await sql<{ txid: string; vout: number }>`
+    select i->>'txid' as txid, (i->>'vout')::int as vout
+    from relayer_jobs j, jsonb_array_elements(j.payload->'inputs') i
+    where j.chain = ${chain} and j.payload->>'kind' = 'bitcoin' and j.status in ('queued', 'running', 'submitted')
+  `.execute(db);
+  return new Set(rows.map((r) => outpointKey(r)));
+}
+
+export const outpointKey = (o: Outpoint): string => `${o.txid}:${o.vout}`;
+
+/** Node answers to sendrawtransaction that mean the transaction is already out. */
+const ALREADY_KNOWN = /already in (the )?block ?chain|txn-already-in-mempool|txn-already-known|already have transaction/i;
+/** Answers that mean it cannot be mined now but may later (a timelock that has not run out). */
+const NOT_YET = /non-BIP68-final|non-final/i;
+
+/** Sends a signed transaction; one the node already has (in its mempool or chain) is not an error. */
+export async function broadcastBitcoinTx(rpc: BitcoinRpc, rawTx: string): Promise<void> {
+  try {
+    await rpc.sendRawTransaction(rawTx);
+  } catch (err) {
+    const message = err instanceof BitcoinRpcError ? err.message : '';
+    if (ALREADY_KNOWN.test(message)) return;
+    if (NOT_YET.test(message)) throw new Error(`not final yet: ${message}`, { cause: err });
+    throw err;
+  }
+}
+
+export interface BitcoinRelayerOptions {
+  db: Db;
+  chain: string;
+  rpc: BitcoinRpc;
+  worker: string;
+  log?: RelayerLog;
+  /** How soon a submitted job is checked again (default 2 s). */
+  recheckMs?: number;
+  /** How long a failed attempt waits (default 5 s). */
+  retryMs?: number;
+}
+
+/**
+ * Broadcasts the chain's queued Bitcoin-family transactions and keeps rebroadcasting them until the
+ * watcher records them mined. A job settles from the `bitcoin_utxos` rows of its inputs: confirmed
+ * when its own transaction spent them in a block, failed when another transaction did.
+ */
+export class BitcoinRelayer {
+  private readonly recheckMs: number;
+  private readonly retryMs: number;
+
+  constructor(private readonly options: BitcoinRelayerOptions) {
+    this.recheckMs = options.recheckMs ?? 2_000;
+    this.retryMs = options.retryMs ?? 5_000;
+  }
+
+  /** One pass over the due jobs; returns how many it handled. */
+  async tick(): Promise<number> {
+    const { db, chain, worker } = this.options;
+    const jobs = await claimJobs(db, { chain, worker, leaseMs: 30_000, limit: 50 });
+    for (const job of jobs) {
+      try {
+        await this.handle(job);
+      } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
+        await markAttemptFailed(db, job.id, { worker, error, retryMs: this.retryMs });
+        this.options.log?.warn({ job: job.idempotencyKey, error }, 'bitcoin broadcast attempt failed');
+      }
+    }
+    return jobs.length;
+  }
+
+  private async handle(job: RelayerJob): Promise<void> {
+    const { db, worker } = this.options;
+    const payload = job.payload as BitcoinPayload;
+    if (payload.kind !== 'bitcoin') throw new Error(`job ${job.idempotencyKey} is not a Bitcoin-family transaction`);
+    const settled = await this.settlement(payload);
+    if (settled === 'mined') return confirmJob(db, job.id, worker, payload.txid);
+    if (settled === 'conflicted') return failJob(db, job.id, worker, 'another transaction spent its inputs', payload.txid);
+    const raw = await bitcoinJobTx(db, job.idempotencyKey);
+    if (!raw?.rawTx) return failJob(db, job.id, worker, 'the job has no signed transaction');
+    await broadcastBitcoinTx(this.options.rpc, raw.rawTx);
+    await markSubmitted(db, job.id, { worker, txHash: payload.txid, recheckMs: this.recheckMs });
+  }
+
+  /** Whether the watcher saw the job's inputs spent in a block: by this transaction, or by another. */
+  private async settlement(payload: BitcoinPayload): Promise<'mined' | 'conflicted' | 'open'> {
+    if (payload.inputs.length === 0) return 'open';
+    const { rows } = await sql<{ spent_txid: string | null; spent_block_number: string | null }>`
+      select u.spent_txid, u.spent_block_number
+      from bitcoin_utxos u
+      join jsonb_to_recordset(${JSON.stringify(payload.inputs)}::jsonb) as i(txid text, vout int)
+        on u.txid = i.txid and u.vout = i.vout
+      where u.chain = ${this.options.chain}
+    `.execute(this.options.db);
+    if (rows.some((r) => r.spent_block_number !== null && r.spent_txid !== payload.txid)) return 'conflicted';
+    if (rows.length > 0 && rows.some((r) => r.spent_txid === payload.txid && r.spent_block_number !== null)) return 'mined';
+    return 'open';
+  }
+}

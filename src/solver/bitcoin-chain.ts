@@ -1,0 +1,148 @@
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { hex } from '@scure/base';
+import { htlcAddress } from '../chains/bitcoin/htlc.ts';
+import { buildRedeemTx, buildRefundTx } from '../chains/bitcoin/htlc-spend.ts';
+import type { BitcoinRpc } from '../chains/bitcoin/rpc.ts';
+import { clientAddress, swapScriptTerms } from '../chains/bitcoin/swap-terms.ts';
+import { buildWalletTx, walletAddress, type Outpoint, type SignedTx, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
+import type { Chain } from '../chains/registry.ts';
+import type { SecretBox } from '../orders/secret-box.ts';
+import { bitcoinJobTx, broadcastBitcoinTx, enqueueBitcoinTx, outpointKey, reservedOutpoints } from '../relayer/bitcoin-relayer.ts';
+import { utxosOf } from '../store/bitcoin-utxos.ts';
+import type { Db } from '../store/database.ts';
+import type { OrderRecord } from '../store/orders.ts';
+import { delegateKeyCiphertext } from './solver-store.ts';
+import type { SolverChain, SourceCheck } from './solver.ts';
+
+/**
+ * The solver on one Bitcoin-family chain. Its wallet is the key-path P2TR address of its key, whose
+ * x-only public key is the solver's address in the scripts. Its coins, and every HTLC's, are the
+ * outputs the watcher recorded. Each transaction is written as a relayer job with its signed bytes
+ * before it is broadcast, under a key per order and step: after a crash the same bytes go out again,
+ * never a second payment (the relayer keeps rebroadcasting until the watcher sees it mined).
+ */
+export class BitcoinSolverChain implements SolverChain {
+  readonly xOnly: string;
+  readonly wallet: string;
+
+  constructor(
+    readonly chain: Chain,
+    private readonly db: Db,
+    private readonly rpc: BitcoinRpc,
+    private readonly key: Uint8Array,
+    private readonly secrets: SecretBox,
+  ) {
+    if (chain.family !== 'bitcoin') throw new Error(`${chain.key} is not a Bitcoin-family chain`);
+    this.xOnly = hex.encode(schnorr.getPublicKey(key));
+    this.wallet = walletAddress(key, chain.network);
+  }
+
+  async destinationFunded(order: OrderRecord): Promise<boolean> {
+    return (await this.resend(`${order.id}:fund`)) !== undefined;
+  }
+
+  async checkSource(order: OrderRecord): Promise<SourceCheck> {
+    const terms = swapScriptTerms(order.source, 'source', order.secretHash);
+    if (terms.redeemer !== this.xOnly) return { problem: 'the source redeemer is not this solver' };
+    // The address commits to every term (keys, secret hash, timelock): rule 1 is the address and the amount.
+    if (htlcAddress(terms, this.chain.network) !== order.source.swapId) return { problem: "the source HTLC address is not the address of the order's terms" };
+    const funding = (await utxosOf(this.db, this.chain.key, order.source.swapId, { unspent: true })).filter((u) => u.blockNumber !== null);
+    const amount = funding.reduce((sum, u) => sum + u.value, 0n);
+    if (amount < BigInt(order.source.amount)) return { problem: `the source HTLC holds ${amount} confirmed, less than the order's ${order.source.amount}` };
+    // The client can refund each output `timelock` blocks after it confirmed: the earliest one counts.
+    const earliest = funding.reduce((min, u) => (u.blockNumber! < min ? u.blockNumber! : min), funding[0]!.blockNumber!);
+    const tip = BigInt(await this.rpc.getBlockCount());
+    return { blocksLeft: earliest + terms.timelock - tip };
+  }
+
+  checkDestination(order: OrderRecord): string | undefined {
+    const terms = swapScriptTerms(order.destination, 'destination', order.secretHash);
+    if (terms.initiator !== this.xOnly) return 'the destination initiator is not this solver';
+    if (htlcAddress(terms, this.chain.network) !== order.destination.swapId) return "the destination swap id is not the HTLC address of the destination's terms";
+    return undefined;
+  }
+
+  async fundDestination(order: OrderRecord): Promise<void> {
+    const reserved = await reservedOutpoints(this.db, this.chain.key);
+    const coins = (await utxosOf(this.db, this.chain.key, this.wallet, { unspent: true })).filter((u) => !reserved.has(outpointKey(u)));
+    const tx = buildWalletTx({
+      privateKey: this.key,
+      network: this.chain.network,
+      utxos: coins,
+      to: { address: order.destination.swapId, amount: BigInt(order.destination.amount) },
+      feeRate: await this.rpc.feeRate(),
+      changeAddress: this.wallet,
+    });
+    await this.send(order, 'fund', tx, tx.spent);
+  }
+
+  async redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean> {
+    const key = side === 'source' ? `${order.id}:solver-redeem` : `${order.id}:redeem`;
+    if ((await this.resend(key)) !== undefined) return false;
+    const swap = order[side];
+    // The solver redeems its source with its own key, and a client's destination with the key the
+    // service holds for that client; a client with its own delegate key redeems by itself.
+    const redeemerKey = side === 'source' ? this.key : await this.serviceKey(order);
+    if (!redeemerKey) return false;
+    const utxos = await this.htlcUtxos(swap.swapId);
+    if (utxos.length === 0) return false;
+    const tx = buildRedeemTx({
+      terms: swapScriptTerms(swap, side, order.secretHash),
+      network: this.chain.network,
+      utxos,
+      to: side === 'source' ? this.wallet : clientAddress(swap, 'destination'),
+      feeRate: await this.rpc.feeRate(),
+      secret,
+      redeemerKey,
+    });
+    await this.send(order, side === 'source' ? 'solver-redeem' : 'redeem', tx, utxos);
+    return true;
+  }
+
+  async refundDestination(order: OrderRecord): Promise<boolean> {
+    if ((await this.resend(`${order.id}:solver-refund`)) !== undefined) return false;
+    const terms = swapScriptTerms(order.destination, 'destination', order.secretHash);
+    if (terms.initiator !== this.xOnly) return false;
+    const records = await utxosOf(this.db, this.chain.key, order.destination.swapId, { unspent: true });
+    const heights = records.map((u) => u.blockNumber);
+    if (records.length === 0 || heights.includes(null)) return false;
+    // The refund enters the next block at the earliest: CSV holds there once every output is `timelock` deep.
+    const tip = BigInt(await this.rpc.getBlockCount());
+    const latest = heights.reduce<bigint>((max, h) => (h! > max ? h! : max), 0n);
+    if (tip + 1n < latest + terms.timelock) return false;
+    const utxos = records.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
+    const tx = buildRefundTx({ terms, network: this.chain.network, utxos, to: this.wallet, feeRate: await this.rpc.feeRate(), initiatorKey: this.key });
+    await this.send(order, 'solver-refund', tx, utxos);
+    return true;
+  }
+
+  /** The HTLC's unspent outputs (mempool included), oldest first. */
+  private async htlcUtxos(address: string): Promise<Utxo[]> {
+    return (await utxosOf(this.db, this.chain.key, address, { unspent: true })).map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
+  }
+
+  /** The per-order key the service holds for a client that gave no delegate key. */
+  private async serviceKey(order: OrderRecord): Promise<Uint8Array | undefined> {
+    const sealed = await delegateKeyCiphertext(this.db, order.id);
+    return sealed ? this.secrets.open(sealed) : undefined;
+  }
+
+  /** Rebroadcasts the job's transaction when one was written (a job the node refuses stays with the relayer). */
+  private async resend(idempotencyKey: string): Promise<string | undefined> {
+    const job = await bitcoinJobTx(this.db, idempotencyKey);
+    if (!job) return undefined;
+    if (job.status !== 'confirmed' && job.status !== 'failed' && job.rawTx) await broadcastBitcoinTx(this.rpc, job.rawTx).catch(() => undefined);
+    return job.txid;
+  }
+
+  /** Writes the transaction's job, then broadcasts it; when a job exists under the key, that one goes out instead. */
+  private async send(order: OrderRecord, action: string, tx: SignedTx, inputs: readonly Outpoint[]): Promise<void> {
+    const key = `${order.id}:${action}`;
+    const job = await enqueueBitcoinTx(this.db, { chain: this.chain.key, orderId: order.id, action, idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs });
+    if (!job.created) {
+      await this.resend(key);
+      return;
+    }
+    await broadcastBitcoinTx(this.rpc, tx.hex);
+  }
+}
