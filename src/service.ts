@@ -68,6 +68,8 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       ),
     );
     const solverAccount = config.keys.solver ? privateKeyToAccount(config.keys.solver) : undefined;
+    const solverKey = config.keys.solver ? hexToBytes(config.keys.solver.slice(2)) : undefined;
+    const solverXOnly = solverKey && bytesToHex(schnorr.getPublicKey(solverKey));
     const api = await buildApi({
       store,
       registry,
@@ -95,6 +97,10 @@ export async function startService(config: ServiceConfig): Promise<Service> {
                 solverAccount && config.solvers.some((s) => s.addresses[chainKey]?.toLowerCase() === solverAccount.address.toLowerCase())
                   ? solverAccount
                   : undefined,
+              // On Bitcoin-family chains the same key signs as the solver's x-only key.
+              bitcoinSolverKey: (chainKey: string) =>
+                solverKey && config.solvers.some((s) => s.addresses[chainKey]?.toLowerCase() === solverXOnly) ? solverKey : undefined,
+              bitcoinRpc: (chainKey: string) => bitcoinRpc.get(chainKey),
             },
           }
         : {}),
@@ -139,8 +145,6 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     // The solver whose address (EVM, or the x-only key of a Bitcoin-family chain) is the configured
     // key's, one instance per solver. It runs whenever an order changes (every swap update notifies
     // `order_changed`), and once a second regardless.
-    const solverKey = config.keys.solver ? hexToBytes(config.keys.solver.slice(2)) : undefined;
-    const solverXOnly = solverKey && bytesToHex(schnorr.getPublicKey(solverKey));
     const ownSolver =
       solverAccount &&
       config.solvers.find((s) => Object.values(s.addresses).some((a) => a.toLowerCase() === solverAccount.address.toLowerCase() || a.toLowerCase() === solverXOnly));

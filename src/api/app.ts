@@ -80,7 +80,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     quoter,
     ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     ...(options.claims ? { claims: options.claims } : {}),
-    ...(options.relayer ? { orderActions: new OrderActions(db, options.registry, options.relayer) } : {}),
+    ...(options.relayer ? { orderActions: new OrderActions(db, options.registry, { secrets: options.secrets, ...options.relayer }) } : {}),
     orderCreator: new OrderCreator({
       db,
       registry: options.registry,

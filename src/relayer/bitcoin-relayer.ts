@@ -55,6 +55,19 @@ export async function bitcoinJobTx(db: Db, idempotencyKey: string): Promise<{ tx
   return row && { txid: row.tx_hash, rawTx: row.raw_tx, status: row.status };
 }
 
+/**
+ * Runs `fn` in a transaction holding the chain's wallet lock (a transaction-scoped advisory lock):
+ * whoever picks outputs of the solver's wallet and writes the job spending them (instant-refund fees,
+ * the solver's fundings) does both under it, so two writers never pick the same
+ * output before either job reserves it.
+ */
+export function withWalletLock<T>(db: Db, chainKey: string, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`hashlock:bitcoin-wallet:${chainKey}`}))`.execute(trx);
+    return fn(trx);
+  });
+}
+
 /** Outpoints that unsettled jobs of the chain spend: the wallet must not select them again. */
 export async function reservedOutpoints(db: Db, chain: string): Promise<Set<string>> {
   const { rows } = await sql<{ txid: string; vout: number }>`

@@ -30,3 +30,19 @@ export async function instantRefundSigned(db: Db, orderId: string): Promise<bool
   const { rows } = await sql<{ flag: boolean }>`select instant_refund_signed as flag from orders where id = ${orderId}`.execute(db);
   return rows[0]?.flag === true;
 }
+
+/**
+ * Rule 5's condition read without the lock and without setting the flag: whether the solver could
+ * still co-sign an instant refund (the destination is not initiated and the solver has not recorded
+ * its intent to fund it). What GET /v2/orders/{id}/instant-refund-hash checks; the co-signature
+ * itself still goes through mayCoSignInstantRefund.
+ */
+export async function instantRefundOpen(db: Db, orderId: string): Promise<boolean> {
+  const { rows } = await sql<{ destination_initiate_tx: string; funding: boolean }>`
+    select d.initiate_tx_hash as destination_initiate_tx, o.destination_funding_at is not null as funding
+    from orders o join swaps d on d.order_id = o.id and d.side = 'destination'
+    where o.id = ${orderId}
+  `.execute(db);
+  const row = rows[0];
+  return !!row && row.destination_initiate_tx === '' && !row.funding;
+}

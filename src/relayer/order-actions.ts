@@ -20,11 +20,12 @@ import { findOrder, type OrderRecord, type SwapRecord } from '../store/orders.ts
 import { enqueueJob, findJob, type RelayerJob } from '../store/relayer-jobs.ts';
 import { readHtlcOrder, ZERO_ADDRESS, type OnChainHtlcOrder } from './chain-clients.ts';
 import { refundTypes } from '../chains/evm/htlc-abi.ts';
+import { BitcoinActions, isBitcoinSide, type BitcoinActionsDeps } from './bitcoin-actions.ts';
 import { mayCoSignInstantRefund } from './instant-refund-gate.ts';
 import { jobKey, type JobPayload, type RelayerAction } from './jobs.ts';
 import { requeueFailedJob } from './signed-txs.ts';
 
-export interface OrderActionsDeps {
+export interface OrderActionsDeps extends BitcoinActionsDeps {
   /** A read client for an EVM chain (HTLC state, current block), by registry chain key. */
   evmClient(chainKey: string): PublicClient | undefined;
   /** The solver's key on a chain; it co-signs instant refunds of sources it is the redeemer of. */
@@ -49,11 +50,14 @@ export const jobView = (job: RelayerJob): JobView => ({
   id: job.id,
   action: job.action,
   status: job.status,
-  // A hash is shown once the transaction is out, not while it is only signed.
-  tx_hash: job.status === 'submitted' || job.status === 'confirmed' || job.status === 'failed' ? job.txHash : '',
+  // A hash is shown once the transaction is out, not while it is only signed; a Bitcoin-family job
+  // is written signed and never re-signed, so its txid is final from the start.
+  tx_hash: isBitcoinJob(job) || job.status === 'submitted' || job.status === 'confirmed' || job.status === 'failed' ? job.txHash : '',
   attempts: job.attempts,
   last_error: job.lastError,
 });
+
+const isBitcoinJob = (job: RelayerJob): boolean => (job.payload as { kind?: unknown } | null)?.kind === 'bitcoin';
 
 const HEX64 = /^(0x)?[0-9a-fA-F]{64}$/;
 const SIGNATURE = /^(0x)?([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
@@ -66,6 +70,7 @@ const SIGNATURE = /^(0x)?([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
 export class OrderActions {
   private readonly waitMs: number;
   private readonly pollMs: number;
+  private readonly bitcoin: BitcoinActions;
 
   constructor(
     private readonly db: Db,
@@ -74,12 +79,29 @@ export class OrderActions {
   ) {
     this.waitMs = deps.waitMs ?? 5_000;
     this.pollMs = deps.pollMs ?? 100;
+    this.bitcoin = new BitcoinActions(db, registry, deps);
+  }
+
+  /** The hashes a client signs for an instant refund of its Bitcoin-family source (GET .../instant-refund-hash). */
+  async instantRefundHashes(orderId: string): Promise<string[]> {
+    const order = await findOrder(this.db, orderId);
+    if (!order) throw notFound(`order ${orderId} not found`);
+    if (!isBitcoinSide(this.registry, order.source)) {
+      throw invalid(
+        `order ${orderId}: its source is on ${order.source.chain}, not a Bitcoin-family chain: instant-refund hashes exist only for Bitcoin-family sources (send PATCH ?action=instant-refund)`,
+      );
+    }
+    return this.bitcoin.instantRefundHashes(order);
   }
 
   async perform(app: App, orderId: string, action: RelayerAction, body: unknown): Promise<RelayerJob> {
     const order = await findOrder(this.db, orderId);
     if (!order) throw notFound(`order ${orderId} not found`);
     const fields = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    // redeem acts on the destination, every other action on the source.
+    if (isBitcoinSide(this.registry, action === 'redeem' ? order.destination : order.source)) {
+      return this.waitForSubmission(await this.bitcoin.perform(order, action, fields));
+    }
     switch (action) {
       case 'initiate':
         return this.initiate(app, order, fields);

@@ -7,7 +7,7 @@ import { clientAddress, swapScriptTerms } from '../chains/bitcoin/swap-terms.ts'
 import { buildWalletTx, walletAddress, type Outpoint, type SignedTx, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
 import type { Chain } from '../chains/registry.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
-import { bitcoinJobTx, broadcastBitcoinTx, enqueueBitcoinTx, outpointKey, reservedOutpoints } from '../relayer/bitcoin-relayer.ts';
+import { bitcoinJobTx, broadcastBitcoinTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../relayer/bitcoin-relayer.ts';
 import { utxosOf } from '../store/bitcoin-utxos.ts';
 import type { Db } from '../store/database.ts';
 import type { OrderRecord } from '../store/orders.ts';
@@ -63,17 +63,27 @@ export class BitcoinSolverChain implements SolverChain {
   }
 
   async fundDestination(order: OrderRecord): Promise<void> {
-    const reserved = await reservedOutpoints(this.db, this.chain.key);
-    const coins = (await utxosOf(this.db, this.chain.key, this.wallet, { unspent: true })).filter((u) => !reserved.has(outpointKey(u)));
-    const tx = buildWalletTx({
-      privateKey: this.key,
-      network: this.chain.network,
-      utxos: coins,
-      to: { address: order.destination.swapId, amount: BigInt(order.destination.amount) },
-      feeRate: await this.rpc.feeRate(),
-      changeAddress: this.wallet,
+    const feeRate = await this.rpc.feeRate();
+    const key = `${order.id}:fund`;
+    // Picking the wallet's outputs and writing the job that spends them happen under the wallet lock,
+    // so an instant-refund fee input never takes the same output.
+    const tx = await withWalletLock(this.db, this.chain.key, async (trx) => {
+      if (await bitcoinJobTx(trx, key)) return undefined;
+      const reserved = await reservedOutpoints(trx, this.chain.key);
+      const coins = (await utxosOf(trx, this.chain.key, this.wallet, { unspent: true })).filter((u) => !reserved.has(outpointKey(u)));
+      const built = buildWalletTx({
+        privateKey: this.key,
+        network: this.chain.network,
+        utxos: coins,
+        to: { address: order.destination.swapId, amount: BigInt(order.destination.amount) },
+        feeRate,
+        changeAddress: this.wallet,
+      });
+      await enqueueBitcoinTx(trx, { chain: this.chain.key, orderId: order.id, action: 'fund', idempotencyKey: key, rawTx: built.hex, txid: built.txid, inputs: built.spent });
+      return built;
     });
-    await this.send(order, 'fund', tx, tx.spent);
+    if (tx) await broadcastBitcoinTx(this.rpc, tx.hex);
+    else await this.resend(key);
   }
 
   async redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean> {

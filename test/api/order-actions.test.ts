@@ -282,7 +282,7 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.equal(await arb.wbtcBalance(user.address), arbBefore);
   });
 
-  test('other families are not supported yet; native ether cannot be initiated by signature', async () => {
+  test('a Bitcoin-family source is not initiated by signature; native ether cannot be initiated by signature', async () => {
     const native = await t.api.inject({
       method: 'POST',
       url: '/v2/orders',
@@ -305,8 +305,8 @@ describeEachStore('PATCH order actions', (kind) => {
       source: { swapId: randomHex32(), chain: 'litecoin_localnet', asset: 'litecoin_localnet:ltc', initiator: 'x', redeemer: 'y', timelock: 60n, amount: 100000n, assetPrice: 90, requiredConfirmations: 1 },
     });
     await insertOrder(t.store.db, ltc);
-    const res = await patch('v3', ltc.id, 'refund');
+    const res = await patch('v2', ltc.id, 'initiate', { signature: `0x${'11'.repeat(65)}` });
     assert.equal(res.status, 400);
-    assert.equal(res.body.error, 'refund on bitcoin chains (litecoin_localnet) is not supported yet');
+    assert.match(res.body.error, /initiate: a Bitcoin-family source is initiated by sending `amount` to the HTLC address `to`/);
   });
 });

@@ -10,7 +10,8 @@ import type { Registry } from '../../src/chains/registry.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
 import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
 import { evmSolverChains } from '../../src/solver/evm-chain.ts';
-import { Solver, type SolverOptions, type SolverPass } from '../../src/solver/solver.ts';
+import { Solver, type SolverChain, type SolverOptions, type SolverPass } from '../../src/solver/solver.ts';
+import type { SecretBox } from '../../src/orders/secret-box.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
 import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 import { SOLVER } from '../helpers/fixtures.ts';
@@ -37,6 +38,8 @@ export async function openSwapWorld(
   registry: Registry,
   chains: Record<ChainKey, LocalChain>,
   solverOptions: SolverOptions = {},
+  /** More solver adapters (other chain families), made over the world's store and secret box. */
+  moreSolverChains: (db: Store['db'], secrets: SecretBox) => SolverChain[] = () => [],
 ): Promise<SwapWorld> {
   const { api, store, key, solverAccount, secrets, rpc } = await openRelayedApi(kind, registry, chains, { waitMs: 300, pollMs: 10 });
   const relayers = Object.fromEntries(
@@ -50,7 +53,8 @@ export async function openSwapWorld(
       KEYS.map(async (k) => [k, new EvmWatcher(store.db, registry.chain(k)!, chains[k].client, { startBlock: await chains[k].client.getBlockNumber() })]),
     ),
   ) as Record<ChainKey, EvmWatcher>;
-  const solver = new Solver(store.db, SOLVER.id, evmSolverChains(registry, solverAccount, rpc), secrets, solverOptions);
+  const solverChains = [...evmSolverChains(registry, solverAccount, rpc), ...moreSolverChains(store.db, secrets)];
+  const solver = new Solver(store.db, SOLVER.id, solverChains, secrets, solverOptions);
 
   const patch = async (orderId: string, action: string, payload?: object) => {
     const res = await api.inject({

@@ -13,3 +13,13 @@ export async function litecoinNodeOrSkip(t: TestContext): Promise<LitecoinNode |
   }
   return startLitecoind();
 }
+
+/** A regtest node for a whole suite (started in `before`), or undefined outside CI without litecoind. */
+export async function litecoinNodeForSuite(): Promise<LitecoinNode | undefined> {
+  if (!findLitecoind()) {
+    if (process.env.CI) throw new Error('litecoind is not on the PATH: .ci/run installs it (apt-get install litecoind)');
+    console.warn('\n!!! SKIPPED: litecoind is not on the PATH; install it (apt-get install litecoind) to run the Bitcoin-family swap tests\n');
+    return undefined;
+  }
+  return startLitecoind();
+}

@@ -4,7 +4,7 @@ import { AppError, conflict } from '../../errors.ts';
 import { jobView } from '../../relayer/order-actions.ts';
 import { RELAYER_ACTIONS, type RelayerAction } from '../../relayer/jobs.ts';
 import type { ApiContext } from '../context.ts';
-import { errorResponses, HexId } from '../schemas.ts';
+import { errorResponses, HexId, Ok } from '../schemas.ts';
 
 const V3_ACTIONS = ['refund', 'instant-refund'] as const satisfies readonly RelayerAction[];
 
@@ -25,12 +25,25 @@ const ActionAccepted = Type.Object(
 );
 
 const DESCRIPTION =
-  'Relays an HTLC action; the relayer pays the gas. Bodies: initiate `{signature}` (EIP-712 signature of the ' +
+  'Relays an HTLC action; the relayer pays the gas. EVM bodies: initiate `{signature}` (EIP-712 signature of the ' +
   "create response's typed_data by the source owner; gasless apps only), redeem `{secret}` (64 hex, redeems the " +
   'destination), refund `{}` (after the source timelock), instant-refund `{}` (the solver co-signs while the ' +
-  'destination is not initiated). Answers 202 with `result` = the transaction hash once the relayer has ' +
-  'submitted it (it waits a few seconds), else `result` = "" and the job state in `job`. Repeats and ' +
-  'concurrent requests get the same job: one transaction.';
+  'destination is not initiated). Bitcoin-family bodies: redeem `{secret}` (a destination whose key the service ' +
+  'holds: the order was created without destination.delegate), refund `{tx}` (the refund signed with the source ' +
+  'delegate key, after the CSV timelock; `{}` when the service holds the key), instant-refund `{signatures}` (or ' +
+  '`{signature}` for one output: SIGHASH_SINGLE|ANYONECANPAY signatures of the hashes of GET ' +
+  '/v2/orders/{order}/instant-refund-hash by the source delegate key; `{}` when the service holds the key). ' +
+  'Answers 202 with `result` = the transaction hash once the relayer has submitted it (it waits a few seconds; a ' +
+  'Bitcoin-family transaction is signed when it is queued, so its txid is there at once), else `result` = "" and ' +
+  'the job state in `job`. Repeats and concurrent requests get the same job: one transaction.';
+
+const InstantRefundHashes = Ok(
+  Type.Array(Type.String({ pattern: '^[0-9a-f]{64}$' }), {
+    description:
+      'One BIP-341 sighash (hex) per unspent output of the source HTLC, oldest first: the instant-refund leaf ' +
+      'spend paying each output in full to the source owner, SIGHASH_SINGLE|ANYONECANPAY',
+  }),
+);
 
 export function orderActionRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const route = (version: 'v2' | 'v3', actions: readonly RelayerAction[]) =>
@@ -58,4 +71,25 @@ export function orderActionRoutes(app: FastifyInstance, ctx: ApiContext): void {
     );
   route('v2', RELAYER_ACTIONS);
   route('v3', V3_ACTIONS);
+
+  app.get<{ Params: { order: string } }>(
+    '/v2/orders/:order/instant-refund-hash',
+    {
+      preHandler: ctx.auth.preHandler,
+      schema: {
+        summary: 'Hashes to sign for an instant refund (Bitcoin-family sources)',
+        description:
+          'The hashes the source owner signs (BIP-340, with the sighash byte 0x83 appended) and sends with ' +
+          'PATCH /v2|v3/orders/{order}?action=instant-refund {signatures}. 409 while the source HTLC is not funded, ' +
+          'once it is spent, or once the solver funds the destination; 400 for other sources.',
+        tags: ['orders'],
+        params: Type.Object({ order: HexId }),
+        response: { 200: InstantRefundHashes, ...errorResponses(400, 401, 404, 409, 503) },
+      },
+    },
+    async (request) => {
+      if (!ctx.orderActions) throw new AppError('unavailable', 'order actions are not available: no relayer is configured');
+      return { status: 'Ok', result: await ctx.orderActions.instantRefundHashes(request.params.order.toLowerCase()) };
+    },
+  );
 }

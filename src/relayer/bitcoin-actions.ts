@@ -1,0 +1,402 @@
+import { createHash } from 'node:crypto';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { hex } from '@scure/base';
+import { sql } from 'kysely';
+import { htlcPayment, type HtlcScriptTerms } from '../chains/bitcoin/htlc.ts';
+import {
+  addInstantRefundFee,
+  assembleInstantRefundTx,
+  buildRedeemTx,
+  buildRefundTx,
+  instantRefundSighashes,
+  signInstantRefundSighashes,
+  verifyInstantRefundSignature,
+} from '../chains/bitcoin/htlc-spend.ts';
+import type { BitcoinRpc } from '../chains/bitcoin/rpc.ts';
+import { clientAddress, swapScriptTerms } from '../chains/bitcoin/swap-terms.ts';
+import { walletAddress, type SignedTx, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
+import type { Chain, Registry } from '../chains/registry.ts';
+import { AppError, conflict, invalid } from '../errors.ts';
+import type { SecretBox } from '../orders/secret-box.ts';
+import { utxosOf, type UtxoRecord } from '../store/bitcoin-utxos.ts';
+import type { Db } from '../store/database.ts';
+import type { OrderRecord, SwapRecord } from '../store/orders.ts';
+import { findJob, type RelayerJob } from '../store/relayer-jobs.ts';
+import { enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from './bitcoin-relayer.ts';
+import { checkClientRefundTx, type CheckedRefund } from './bitcoin-refund-tx.ts';
+import { instantRefundOpen, mayCoSignInstantRefund } from './instant-refund-gate.ts';
+import { jobKey, type RelayerAction } from './jobs.ts';
+
+/**
+ * The client's order actions on Bitcoin-family HTLCs (DESIGN.md sections 1 and 4). A Bitcoin
+ * transaction is complete once signed, so each action builds (or checks) the signed transaction here
+ * and writes it as the one relayer job of its order and action; the BitcoinRelayer broadcasts it.
+ * - redeem {secret}: a Bitcoin destination whose key the service holds for the client.
+ * - refund {tx}: the client's signed refund of a Bitcoin source after its CSV timelock; without
+ *   `tx` the service signs it when it holds the client's key.
+ * - instant-refund {signatures}: the client's SIGHASH_SINGLE|ANYONECANPAY signatures of the hashes
+ *   of GET /v2/orders/{id}/instant-refund-hash; the solver co-signs under rule 5 and the fee comes
+ *   from an input of the solver's wallet.
+ * Secrets, keys and signatures never appear in answers or errors (safety rule 7).
+ */
+
+export interface BitcoinActionsDeps {
+  /** The solver's 32-byte private key on a Bitcoin-family chain: its x-only key is the redeemer of sources. */
+  bitcoinSolverKey?(chainKey: string): Uint8Array | undefined;
+  /** The node of a Bitcoin-family chain (fee rates, the chain height). */
+  bitcoinRpc?(chainKey: string): BitcoinRpc | undefined;
+  /** Opens the service-held per-order keys (`orders.delegate_key_ciphertext`). */
+  secrets?: SecretBox;
+}
+
+/** One side of an order on a Bitcoin-family chain, with its HTLC's terms. */
+interface HtlcSide {
+  swap: SwapRecord;
+  side: 'source' | 'destination';
+  chain: Chain;
+  terms: HtlcScriptTerms;
+}
+
+const HEX64 = /^(0x)?[0-9a-fA-F]{64}$/;
+const SACP_SIGNATURE = /^(0x)?[0-9a-fA-F]{128}83$/;
+const TX_HEX = /^(0x)?(?:[0-9a-fA-F]{2})+$/;
+/** Most signatures an instant refund takes: one per HTLC output. */
+const MAX_SIGNATURES = 256;
+
+
+/** Whether an order side is on a Bitcoin-family chain (its actions go to BitcoinActions). */
+export const isBitcoinSide = (registry: Registry, swap: SwapRecord): boolean => registry.chain(swap.chain)?.family === 'bitcoin';
+
+export class BitcoinActions {
+  constructor(
+    private readonly db: Db,
+    private readonly registry: Registry,
+    private readonly deps: BitcoinActionsDeps,
+  ) {}
+
+  /** What GET /v2/orders/{id}/instant-refund-hash serves: one hex sighash per unspent source HTLC output, oldest first. */
+  async instantRefundHashes(order: OrderRecord): Promise<string[]> {
+    const source = this.htlcSide(order, 'source');
+    const utxos = await this.unspentSource(order, source);
+    if (!(await instantRefundOpen(this.db, order.id))) throw noInstantRefund(order.id);
+    return instantRefundSighashes(this.skeleton(source, utxos));
+  }
+
+  /** Performs an action on the Bitcoin-family side it acts on; returns the job of its transaction. */
+  async perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob> {
+    switch (action) {
+      case 'initiate':
+        throw invalid('initiate: a Bitcoin-family source is initiated by sending `amount` to the HTLC address `to`; there is nothing to relay');
+      case 'redeem':
+        return this.redeem(order, body);
+      case 'refund':
+        return this.refund(order, body);
+      case 'instant-refund':
+        return this.instantRefund(order, body);
+    }
+  }
+
+  private async redeem(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+    // Safety rule 3: exactly 32 bytes, hashing to the order's secret hash.
+    const secretHex = stringField(body, 'secret', HEX64, 'must be the 32-byte secret as 64 hex characters');
+    const secret = hex.decode(secretHex);
+    if (createHash('sha256').update(secret).digest('hex') !== order.secretHash) throw invalid("invalid body field 'secret': its sha256 is not the order's secret_hash");
+    const existing = await this.existingJob(order.id, 'redeem');
+    if (existing) return existing;
+    const destination = this.htlcSide(order, 'destination');
+    const key = await this.serviceKey(order, destination);
+    if (!key) {
+      throw conflict(
+        `order ${order.id}: the destination HTLC's redeem key is the client's own (it passed delegate): sign the redeem with that key and broadcast it yourself`,
+      );
+    }
+    const all = await utxosOf(this.db, destination.chain.key, destination.swap.swapId);
+    const unspent = all.filter((u) => u.spentTxid === null);
+    if (all.length === 0) throw conflict(`order ${order.id}: the destination HTLC ${destination.swap.swapId} is not funded yet`);
+    if (unspent.length === 0) throw conflict(`order ${order.id}: the destination HTLC is already spent (redeemed or refunded)`);
+    // The secret goes public with the redeem: only against a funding that can no longer vanish.
+    const mined = unspent.filter((u) => u.blockNumber !== null);
+    const minedValue = sum(mined);
+    const amount = BigInt(destination.swap.amount);
+    if (minedValue < amount) {
+      throw conflict(`order ${order.id}: the destination HTLC holds ${minedValue} of ${amount} sats in mined outputs: redeem once its funding is mined`);
+    }
+    const rpc = this.rpc(destination.chain);
+    const height = BigInt(await this.node(destination.chain, () => rpc.getBlockCount()));
+    const confirmations = height - maxBlock(mined) + 1n;
+    if (confirmations < BigInt(destination.swap.requiredConfirmations)) {
+      throw conflict(`order ${order.id}: the destination funding has ${confirmations} of ${destination.swap.requiredConfirmations} confirmations`);
+    }
+    const feeRate = await this.node(destination.chain, () => rpc.feeRate());
+    const tx = build('redeem', () =>
+      buildRedeemTx({ ...this.skeleton(destination, mined), feeRate, secret, redeemerKey: key }),
+    );
+    return this.enqueue(order, 'redeem', destination, tx, mined);
+  }
+
+  private async refund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+    const given = body.tx === undefined || body.tx === null || body.tx === '' ? undefined : stringField(body, 'tx', TX_HEX, 'must be the signed refund transaction in hex');
+    const existing = await this.existingJob(order.id, 'refund');
+    if (existing) return existing;
+    const source = this.htlcSide(order, 'source');
+    const utxos = await this.unspentSource(order, source);
+    const rpc = this.rpc(source.chain);
+    // The client's signed refund, or the service signs with the client's key it holds.
+    const plan: { checked: CheckedRefund } | { key: Uint8Array } =
+      given !== undefined
+        ? { checked: checkClientRefundTx(given, { terms: source.terms, network: source.chain.network, utxos }) }
+        : { key: await this.refundKey(order, source) };
+    const minedFrom =
+      'checked' in plan ? plan.checked.minedFrom : utxos.some((u) => u.blockNumber === null) ? undefined : maxBlock(utxos) + source.terms.timelock;
+    if (minedFrom === undefined) {
+      throw conflict(`order ${order.id}: an output of the source HTLC is not mined yet; it is refundable ${source.terms.timelock} blocks after it is`);
+    }
+    await this.checkRefundable(order, source, rpc, minedFrom);
+    let tx: { hex: string; txid: string };
+    if ('checked' in plan) {
+      tx = plan.checked;
+    } else {
+      const feeRate = await this.node(source.chain, () => rpc.feeRate());
+      tx = build('refund', () => buildRefundTx({ ...this.skeleton(source, utxos), feeRate, initiatorKey: plan.key }));
+    }
+    return this.enqueue(order, 'refund', source, tx, utxos);
+  }
+
+  private async instantRefund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+    const given = signaturesField(body);
+    const existing = await this.existingJob(order.id, 'instant-refund');
+    if (existing) return existing;
+    const source = this.htlcSide(order, 'source');
+    const utxos = await this.unspentSource(order, source);
+    if (!(await instantRefundOpen(this.db, order.id))) throw noInstantRefund(order.id);
+    const skeleton = this.skeleton(source, utxos);
+    const hashes = instantRefundSighashes(skeleton);
+    const clientSignatures = await this.clientSignatures(order, source, hashes, given);
+
+    const solverKey = this.deps.bitcoinSolverKey?.(source.chain.key);
+    if (!solverKey) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${source.chain.key}`);
+    if (xOnly(solverKey) !== source.swap.redeemer.toLowerCase()) {
+      throw new AppError('unavailable', `instant-refund: the solver key on ${source.chain.key} is not this order's redeemer`);
+    }
+    const rpc = this.rpc(source.chain);
+    const feeRate = await this.node(source.chain, () => rpc.feeRate());
+    const wallet = walletAddress(solverKey, source.chain.network);
+    if ((await this.feeCandidates(this.db, source.chain, wallet)).length === 0) throw noFeeUtxo(source.chain, wallet);
+    // Last, after every other check: from here on the solver never funds this destination (rule 5).
+    if (!(await mayCoSignInstantRefund(this.db, order.id))) throw noInstantRefund(order.id);
+    const zeroFee = assembleInstantRefundTx({ ...skeleton, initiatorSignatures: clientSignatures, redeemerSignatures: signInstantRefundSighashes(hashes, solverKey) });
+
+    // One fee input per wallet at a time: concurrent instant refunds (of any order) never pick the same one.
+    const key = jobKey(order.id, 'instant-refund');
+    await withWalletLock(this.db, source.chain.key, async (trx) => {
+      if (await findJob(trx, key)) return;
+      for (const feeUtxo of await this.feeCandidates(trx, source.chain, wallet)) {
+        let paid: SignedTx;
+        try {
+          paid = addInstantRefundFee({ ...skeleton, tx: zeroFee.hex, feeUtxo, feeKey: solverKey, feeRate, changeAddress: wallet });
+        } catch (err) {
+          if (err instanceof Error && /cannot pay the fee/.test(err.message)) continue;
+          throw new AppError('internal', 'instant-refund: the transaction could not be built', { cause: err });
+        }
+        await enqueueBitcoinTx(trx, {
+          chain: source.chain.key,
+          orderId: order.id,
+          action: 'instant-refund',
+          idempotencyKey: key,
+          rawTx: paid.hex,
+          txid: paid.txid,
+          inputs: [...utxos, feeUtxo],
+        });
+        // What Garden shows as source_swap.instant_refund_tx: the zero-fee, fully signed transaction.
+        await sql`update swaps set instant_refund_tx = ${zeroFee.hex} where order_id = ${order.id} and side = 'source'`.execute(trx);
+        return;
+      }
+      throw noFeeUtxo(source.chain, wallet);
+    });
+    return (await findJob(this.db, key))!;
+  }
+
+  /** The service-held key a refund without `tx` is signed with; 400 when the client keeps its own. */
+  private async refundKey(order: OrderRecord, source: HtlcSide): Promise<Uint8Array> {
+    const key = await this.serviceKey(order, source);
+    if (!key) {
+      throw invalid(
+        "invalid body field 'tx': is required: the source HTLC's refund key is the client's own (it passed delegate), so send the refund transaction signed with it",
+      );
+    }
+    return key;
+  }
+
+  /** The client's instant-refund signatures: verified ones from the body, or the service-held key's. */
+  private async clientSignatures(order: OrderRecord, source: HtlcSide, hashes: string[], given: string[] | undefined): Promise<string[]> {
+    if (given === undefined) {
+      const key = await this.serviceKey(order, source);
+      if (!key) {
+        throw invalid(
+          "invalid body field 'signatures': is required: sign each hash of GET /v2/orders/{id}/instant-refund-hash with the source delegate key (SIGHASH_SINGLE|ANYONECANPAY)",
+        );
+      }
+      return signInstantRefundSighashes(hashes, key);
+    }
+    if (given.length !== hashes.length) {
+      throw invalid(
+        `invalid body field 'signatures': ${given.length} signature(s) for ${hashes.length} HTLC output(s): sign every hash of GET /v2/orders/${order.id}/instant-refund-hash`,
+      );
+    }
+    given.forEach((signature, i) => {
+      if (!verifyInstantRefundSignature(hashes[i]!, signature, source.terms.initiator)) {
+        throw invalid(
+          `invalid body field 'signatures[${i}]': does not sign hash ${i} of GET /v2/orders/${order.id}/instant-refund-hash with the source delegate key`,
+        );
+      }
+    });
+    return given;
+  }
+
+  /** The wallet's mined, unspent outputs no unsettled job spends, smallest first. */
+  private async feeCandidates(db: Db, chain: Chain, wallet: string): Promise<Utxo[]> {
+    const reserved = await reservedOutpoints(db, chain.key);
+    return (await utxosOf(db, chain.key, wallet, { unspent: true }))
+      .filter((u) => u.blockNumber !== null && !reserved.has(outpointKey(u)))
+      .sort((a, b) => (a.value === b.value ? 0 : a.value < b.value ? -1 : 1))
+      .map(({ txid, vout, value }) => ({ txid, vout, value }));
+  }
+
+  private async checkRefundable(order: OrderRecord, source: HtlcSide, rpc: BitcoinRpc, minedFrom: bigint): Promise<void> {
+    const height = BigInt(await this.node(source.chain, () => rpc.getBlockCount()));
+    // The relayer's broadcast goes into the next block at the earliest.
+    if (height + 1n < minedFrom) {
+      throw conflict(
+        `order ${order.id}: the source HTLC's timelock has not run out: the refund can be mined from block ${minedFrom}, the chain is at ${height}`,
+      );
+    }
+  }
+
+  /** The unspent outputs of the source HTLC, oldest first; 409 when it holds none. */
+  private async unspentSource(order: OrderRecord, source: HtlcSide): Promise<UtxoRecord[]> {
+    const all = await utxosOf(this.db, source.chain.key, source.swap.swapId);
+    if (all.length === 0) throw conflict(`order ${order.id}: the source HTLC ${source.swap.swapId} is not funded yet`);
+    const unspent = all.filter((u) => u.spentTxid === null);
+    if (unspent.length === 0) throw conflict(`order ${order.id}: the source HTLC is already spent (redeemed or refunded)`);
+    return unspent;
+  }
+
+  /** The side's chain and HTLC terms; the terms must give the stored HTLC address. */
+  private htlcSide(order: OrderRecord, side: 'source' | 'destination'): HtlcSide {
+    const swap = order[side];
+    const chain = this.registry.chain(swap.chain);
+    if (!chain) throw new AppError('internal', `chain ${swap.chain} of a stored order is not in the registry`);
+    if (chain.family !== 'bitcoin') {
+      throw invalid(`the ${side} of order ${order.id} is on ${chain.key} (${chain.family}), not a Bitcoin-family chain`);
+    }
+    const terms = swapScriptTerms(swap, side, order.secretHash);
+    let address: string | undefined;
+    try {
+      address = htlcPayment(terms, chain.network).address;
+    } catch (err) {
+      throw new AppError('internal', `order ${order.id}: the stored ${side} HTLC terms are invalid`, { cause: err });
+    }
+    if (address !== swap.swapId) throw new AppError('internal', `order ${order.id}: the ${side} HTLC terms do not give its stored address`);
+    return { swap, side, chain, terms };
+  }
+
+  /** Where the side's HTLC outputs go when the client is paid, and what they are. */
+  private skeleton(side: HtlcSide, utxos: readonly Utxo[]) {
+    return {
+      terms: side.terms,
+      network: side.chain.network,
+      utxos: utxos.map(({ txid, vout, value }) => ({ txid, vout, value })),
+      to: clientAddress(side.swap, side.side),
+    };
+  }
+
+  /** The service-held key of the client on this side, when the client gave no delegate of its own. */
+  private async serviceKey(order: OrderRecord, side: HtlcSide): Promise<Uint8Array | undefined> {
+    const { rows } = await sql<{ sealed: Uint8Array | null }>`select delegate_key_ciphertext as sealed from orders where id = ${order.id}`.execute(this.db);
+    const sealed = rows[0]?.sealed;
+    if (!sealed) return undefined;
+    const secrets = this.deps.secrets;
+    if (!secrets) throw new AppError('unavailable', 'the service-held keys cannot be opened: no secret box is configured');
+    let key: Uint8Array;
+    try {
+      key = secrets.open(sealed);
+    } catch (err) {
+      throw new AppError('internal', `order ${order.id}: the service-held key cannot be opened`, { cause: err });
+    }
+    // On an order with two Bitcoin-family sides, the service may hold the key of the other one only.
+    return xOnly(key) === side.swap.delegate.toLowerCase() ? key : undefined;
+  }
+
+  private rpc(chain: Chain): BitcoinRpc {
+    const rpc = this.deps.bitcoinRpc?.(chain.key);
+    if (!rpc) throw new AppError('unavailable', `no node RPC is configured for ${chain.key}`);
+    return rpc;
+  }
+
+  /** A node call; its failure is the node's unavailability, not the caller's fault. */
+  private async node<T>(chain: Chain, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw new AppError('unavailable', `the ${chain.key} node did not answer`, { cause: err });
+    }
+  }
+
+  /** The job of an earlier request: a Bitcoin transaction is fixed once signed, so it is the answer from then on. */
+  private existingJob(orderId: string, action: RelayerAction): Promise<RelayerJob | undefined> {
+    return findJob(this.db, jobKey(orderId, action));
+  }
+
+  private async enqueue(order: OrderRecord, action: RelayerAction, side: HtlcSide, tx: { hex: string; txid: string }, inputs: readonly Utxo[]): Promise<RelayerJob> {
+    const key = jobKey(order.id, action);
+    await enqueueBitcoinTx(this.db, { chain: side.chain.key, orderId: order.id, action, idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs });
+    return (await findJob(this.db, key))!;
+  }
+}
+
+/** The `signatures` (or single `signature`) of an instant refund, normalized; undefined when neither is given. */
+function signaturesField(body: Record<string, unknown>): string[] | undefined {
+  const problem = 'must be a 65-byte BIP-340 signature in hex: 64 bytes and the SIGHASH_SINGLE|ANYONECANPAY byte 83';
+  const normalize = (value: unknown, field: string): string => {
+    if (typeof value !== 'string' || !SACP_SIGNATURE.test(value)) throw invalid(`invalid body field '${field}': ${problem}`);
+    return value.replace(/^0x/, '').toLowerCase();
+  };
+  const list = body.signatures;
+  if (list !== undefined && list !== null) {
+    if (body.signature !== undefined && body.signature !== null) throw invalid("invalid body field 'signature': send either signatures or signature, not both");
+    if (!Array.isArray(list) || list.length === 0 || list.length > MAX_SIGNATURES) {
+      throw invalid(`invalid body field 'signatures': must be an array of 1 to ${MAX_SIGNATURES} signatures, one per HTLC output`);
+    }
+    return list.map((s, i) => normalize(s, `signatures[${i}]`));
+  }
+  if (body.signature !== undefined && body.signature !== null && body.signature !== '') return [normalize(body.signature, 'signature')];
+  return undefined;
+}
+
+/** A hex string body field, without 0x and lower case; the error names the field. */
+function stringField(body: Record<string, unknown>, field: string, pattern: RegExp, problem: string): string {
+  const value = body[field];
+  if (value === undefined || value === null || value === '') throw invalid(`invalid body field '${field}': is required`);
+  if (typeof value !== 'string' || !pattern.test(value)) throw invalid(`invalid body field '${field}': ${problem}`);
+  return value.replace(/^0x/, '').toLowerCase();
+}
+
+/** Builds a spend; a value too small for the fee is the HTLC's state (409), anything else a fault. */
+function build(action: string, make: () => SignedTx): SignedTx {
+  try {
+    return make();
+  } catch (err) {
+    if (err instanceof Error && /dust/.test(err.message)) throw conflict(`${action}: the HTLC's value cannot pay the network fee`);
+    throw new AppError('internal', `${action}: the transaction could not be built`, { cause: err });
+  }
+}
+
+const noInstantRefund = (orderId: string) =>
+  conflict(`order ${orderId}: the destination is initiated or being funded, so no instant refund: refund after the source timelock`);
+
+const noFeeUtxo = (chain: Chain, wallet: string) =>
+  new AppError('unavailable', `instant-refund: the solver's wallet ${wallet} on ${chain.key} has no mined output free to pay the fee`);
+
+const xOnly = (privateKey: Uint8Array): string => hex.encode(schnorr.getPublicKey(privateKey));
+const sum = (utxos: readonly Utxo[]): bigint => utxos.reduce((total, u) => total + u.value, 0n);
+const maxBlock = (utxos: readonly UtxoRecord[]): bigint => utxos.reduce((m, u) => (u.blockNumber !== null && u.blockNumber > m ? u.blockNumber : m), 0n);
