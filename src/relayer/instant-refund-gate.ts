@@ -18,7 +18,7 @@ export async function mayCoSignInstantRefund(db: Db, orderId: string): Promise<b
       for update of o
     `.execute(trx);
     const row = rows[0];
-    // The solver recorded its intent to fund the destination (src/solver/evm-solver.ts): never both.
+    // The solver recorded its intent to fund the destination (claimFunding in src/solver/solver-store.ts): never both.
     if (!row || row.destination_initiate_tx !== '' || row.funding) return false;
     await sql`update orders set instant_refund_signed = true where id = ${orderId} and not instant_refund_signed`.execute(trx);
     return true;

@@ -92,7 +92,7 @@ export class BitcoinSolverChain implements SolverChain {
     const swap = order[side];
     // The solver redeems its source with its own key, and a client's destination with the key the
     // service holds for that client; a client with its own delegate key redeems by itself.
-    const redeemerKey = side === 'source' ? this.key : await this.serviceKey(order);
+    const redeemerKey = side === 'source' ? this.key : await this.serviceKey(order, 'destination');
     if (!redeemerKey) return false;
     const utxos = await this.htlcUtxos(swap.swapId);
     if (utxos.length === 0) return false;
@@ -110,10 +110,24 @@ export class BitcoinSolverChain implements SolverChain {
   }
 
   async refundDestination(order: OrderRecord): Promise<boolean> {
-    if ((await this.resend(`${order.id}:solver-refund`)) !== undefined) return false;
     const terms = swapScriptTerms(order.destination, 'destination', order.secretHash);
     if (terms.initiator !== this.xOnly) return false;
-    const records = await utxosOf(this.db, this.chain.key, order.destination.swapId, { unspent: true });
+    return this.refund(order, 'destination', this.key, this.wallet, 'solver-refund');
+  }
+
+  async refundSourceForClient(order: OrderRecord): Promise<boolean> {
+    const clientKey = await this.serviceKey(order, 'source');
+    if (!clientKey) return false;
+    // The same job key as PATCH ?action=refund: one refund transaction, whoever asks first.
+    return this.refund(order, 'source', clientKey, clientAddress(order.source, 'source'), 'refund');
+  }
+
+  /** Refunds one side's HTLC with its initiator's key once the CSV timelock allows it. */
+  private async refund(order: OrderRecord, side: 'source' | 'destination', initiatorKey: Uint8Array, to: string, action: string): Promise<boolean> {
+    if ((await this.resend(`${order.id}:${action}`)) !== undefined) return false;
+    const swap = order[side];
+    const terms = swapScriptTerms(swap, side, order.secretHash);
+    const records = await utxosOf(this.db, this.chain.key, swap.swapId, { unspent: true });
     const heights = records.map((u) => u.blockNumber);
     if (records.length === 0 || heights.includes(null)) return false;
     // The refund enters the next block at the earliest: CSV holds there once every output is `timelock` deep.
@@ -121,8 +135,8 @@ export class BitcoinSolverChain implements SolverChain {
     const latest = heights.reduce<bigint>((max, h) => (h! > max ? h! : max), 0n);
     if (tip + 1n < latest + terms.timelock) return false;
     const utxos = records.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
-    const tx = buildRefundTx({ terms, network: this.chain.network, utxos, to: this.wallet, feeRate: await this.rpc.feeRate(), initiatorKey: this.key });
-    await this.send(order, 'solver-refund', tx, utxos);
+    const tx = buildRefundTx({ terms, network: this.chain.network, utxos, to, feeRate: await this.rpc.feeRate(), initiatorKey });
+    await this.send(order, action, tx, utxos);
     return true;
   }
 
@@ -131,10 +145,11 @@ export class BitcoinSolverChain implements SolverChain {
     return (await utxosOf(this.db, this.chain.key, address, { unspent: true })).map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
   }
 
-  /** The per-order key the service holds for a client that gave no delegate key. */
-  private async serviceKey(order: OrderRecord): Promise<Uint8Array | undefined> {
+  /** The per-order key the service holds for a client that gave no delegate key: the one a side's script names. */
+  private async serviceKey(order: OrderRecord, side: 'source' | 'destination'): Promise<Uint8Array | undefined> {
     const sealed = await delegateKeyCiphertext(this.db, order.id);
-    return sealed ? this.secrets.open(sealed) : undefined;
+    const key = sealed ? this.secrets.open(sealed) : undefined;
+    return key && hex.encode(schnorr.getPublicKey(key)) === order[side].delegate ? key : undefined;
   }
 
   /** Rebroadcasts the job's transaction when one was written (a job the node refuses stays with the relayer). */

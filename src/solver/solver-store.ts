@@ -70,6 +70,19 @@ export const ordersToRefund = (db: Db, q: SolverQuery) =>
   );
 
 /**
+ * The service holds the client's key of the source (no delegate given), and the source's timelock has
+ * run out at the watched height with the source neither redeemed nor refunded: refund it to the client.
+ */
+export const ordersToRefundSourceForClient = (db: Db, q: SolverQuery) =>
+  ids(
+    db,
+    q,
+    sql`o.delegate_key_ciphertext is not null and s.delegate <> ''
+      and s.initiate_block_number <> 0 and s.redeem_tx_hash = '' and s.refund_tx_hash = ''
+      and exists (select 1 from chain_heights h where h.chain = s.chain and h.height >= s.initiate_block_number + s.timelock)`,
+  );
+
+/**
  * Rule 5: under the order's row lock, refuses when the solver co-signed an instant refund, and
  * otherwise records the intent to fund the destination (`destination_funding_at`, migration 0007)
  * before anything is broadcast; the instant-refund gate refuses from then on. Idempotent.

@@ -6,7 +6,16 @@ import { accrueOrderFees } from '../store/affiliates.ts';
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
 import { findOrder, type OrderRecord } from '../store/orders.ts';
 import { releaseOrderLiquidity } from '../store/solvers.ts';
-import { claimFunding, orderIdsToFund, ordersToAccrue, ordersToRedeemForClient, ordersToRedeemSource, ordersToRefund, secretCiphertext } from './solver-store.ts';
+import {
+  claimFunding,
+  orderIdsToFund,
+  ordersToAccrue,
+  ordersToRedeemForClient,
+  ordersToRedeemSource,
+  ordersToRefund,
+  ordersToRefundSourceForClient,
+  secretCiphertext,
+} from './solver-store.ts';
 
 export interface SolverLog {
   info(fields: object, message: string): void;
@@ -28,6 +37,7 @@ export interface SolverPass {
   redeemedForClient: string[];
   redeemedSources: string[];
   refunded: string[];
+  refundedForClient: string[];
   accrued: string[];
   /** Orders left alone on purpose, with the reason (rule 1/2/5, deadline, wrong terms). */
   skipped: Array<{ orderId: string; reason: string }>;
@@ -54,6 +64,11 @@ export interface SolverChain {
   redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean>;
   /** Refunds the solver's own expired destination; false when there is nothing to refund yet. */
   refundDestination(order: OrderRecord): Promise<boolean>;
+  /**
+   * Refunds an expired source to the client with the key the service holds for it (Bitcoin-family
+   * sides without a client delegate); absent on families where the client always signs.
+   */
+  refundSourceForClient?(order: OrderRecord): Promise<boolean>;
 }
 
 const silent: SolverLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -85,7 +100,7 @@ export class Solver {
 
   /** One pass: redeem sources first (the solver's own money), then client redeems, refunds, funding. */
   async tick(): Promise<SolverPass> {
-    const pass: SolverPass = { funded: [], redeemedForClient: [], redeemedSources: [], refunded: [], accrued: [], skipped: [] };
+    const pass: SolverPass = { funded: [], redeemedForClient: [], redeemedSources: [], refunded: [], refundedForClient: [], accrued: [], skipped: [] };
     const chains = [...this.chains.keys()];
     if (chains.length === 0) return pass;
     const q = { solverId: this.solverId, chains, limit: this.batch };
@@ -106,6 +121,13 @@ export class Solver {
     });
     await each(await ordersToRedeemForClient(this.db, q), (o) => this.redeemForClient(o, pass));
     await each(await ordersToRefund(this.db, q), (o) => this.refundDestination(o, pass));
+    await each(await ordersToRefundSourceForClient(this.db, q), async (o) => {
+      const src = this.chains.get(o.source.chain);
+      if (await src?.refundSourceForClient?.(o)) {
+        pass.refundedForClient.push(o.id);
+        this.log.info({ order: o.id, chain: o.source.chain }, 'refunded the expired source to the client');
+      }
+    });
     await each(await orderIdsToFund(this.db, q), (o) => this.fund(o, pass));
     return pass;
   }

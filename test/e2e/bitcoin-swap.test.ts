@@ -3,7 +3,9 @@
 // watchers and relayers, and the solver with its EVM and Bitcoin adapters.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { hexToBytes } from '@noble/curves/utils.js';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
+import { signInstantRefundSighashes } from '../../src/chains/bitcoin/htlc-spend.ts';
 import { BitcoinWatcher } from '../../src/chains/bitcoin/watcher.ts';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
@@ -16,7 +18,7 @@ import { setSolverBalance } from '../../src/store/solvers.ts';
 import { localnetRegistry, SOLVER } from '../helpers/fixtures.ts';
 import { litecoinNodeForSuite } from '../helpers/litecoin.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { startChains, type LocalChain } from '../relayer/harness.ts';
+import { newSecret, startChains, type LocalChain } from '../relayer/harness.ts';
 import { openSwapWorld, swapClient, type SwapWorld } from './harness.ts';
 
 const registry = localnetRegistry();
@@ -24,8 +26,11 @@ const ltcChain = registry.chain('litecoin_localnet')!;
 const NETWORK = ltcChain.network;
 const solverKey = hexToBytes(privateKeyOf(devAccount('solver')).slice(2));
 const user = devAccount('user');
-const userLtc = walletAddress(hexToBytes(privateKeyOf(user).slice(2)), NETWORK);
+const userKey = hexToBytes(privateKeyOf(user).slice(2));
+const userLtc = walletAddress(userKey, NETWORK);
+const userXOnly = bytesToHex(schnorr.getPublicKey(userKey));
 const LTC = 100_000_000n;
+const solverEvm = SOLVER.addresses.ethereum_localnet! as `0x${string}`;
 
 let chains: Awaited<ReturnType<typeof startChains>>;
 let node: LitecoinNode | undefined;
@@ -40,6 +45,17 @@ after(async () => {
 });
 
 const coins = (sats: bigint) => Number(sats) / 1e8;
+
+/** Retries an assertion for up to 3 s (for what a short-lived cache may still hold). */
+async function eventually(check: () => Promise<void>): Promise<void> {
+  for (const until = Date.now() + 3_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > until) throw err;
+    }
+  }
+}
 
 /** The confirmed balance of any address, read from the node's UTXO set. */
 async function ltcBalance(address: string): Promise<bigint> {
@@ -60,9 +76,13 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     eth = chains.ethereum_localnet;
     arb = chains.arbitrum_localnet;
     // A 60 s margin: the regtest source timelock (60 blocks of 10 s) leaves room for the EVM destination's.
-    w = await openSwapWorld(kind, registry, chains, { marginSeconds: 60 }, (db, secrets) => {
-      btcSolver = new BitcoinSolverChain(ltcChain, db, node!.rpc, solverKey, secrets);
-      return [btcSolver];
+    w = await openSwapWorld(kind, registry, chains, {
+      solver: { marginSeconds: 60 },
+      moreSolverChains: (db, secrets) => {
+        btcSolver = new BitcoinSolverChain(ltcChain, db, node!.rpc, solverKey, secrets);
+        return [btcSolver];
+      },
+      relayer: { bitcoinRpc: (key) => (key === ltcChain.key ? node!.rpc : undefined), bitcoinSolverKey: (key) => (key === ltcChain.key ? solverKey : undefined) },
     });
     watcher = new BitcoinWatcher(w.store.db, ltcChain, node.rpc, { walletAddresses: [btcSolver.wallet], startBlock: BigInt(await node.rpc.getBlockCount()) + 1n });
     relayer = new BitcoinRelayer({ db: w.store.db, chain: ltcChain.key, rpc: node.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
@@ -73,29 +93,39 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   });
   after(() => w?.close());
 
+  /** Polls the Bitcoin watcher until it has read up to the node's head (a poll reads 10 blocks at most). */
+  const catchUp = async () => {
+    for (let read = await watcher.poll(); read.to < read.head; read = await watcher.poll());
+  };
   /** One round: the Bitcoin watcher and broadcast queue, then the EVM watchers and the solver. */
   const step = async () => {
-    await watcher.poll();
+    await catchUp();
     await relayer.tick();
     return w.step();
   };
   const read = (id: string) => swapClient(w, eth).read(id);
-  /** Mines a Litecoin block and steps until the order reaches `status` (a few rounds at most). */
-  const settleTo = async (id: string, status: string) => {
+  const patch = async (id: string, action: string, payload: object) => {
+    const res = await w.api.inject({ method: 'PATCH', url: `/v2/orders/${id}?action=${action}`, headers: { 'service-app-id': w.key }, payload });
+    return { status: res.statusCode, body: res.json<Record<string, any>>() };
+  };
+  /** Mines a Litecoin block and steps until the order satisfies `done` (a few rounds at most). */
+  const settle = async (id: string, done: (order: Record<string, any>) => boolean, what: string) => {
     for (let round = 0; round < 12; round++) {
       await node!.mine(1);
       await step();
       await step();
-      if ((await read(id)).status === status) return read(id);
+      if (done(await read(id))) return read(id);
     }
-    assert.fail(`order ${id} stayed ${(await read(id)).status}, expected ${status}`);
+    assert.fail(`order ${id} never got ${what}: ${JSON.stringify(await read(id))}`);
   };
+  const settleTo = (id: string, status: string) => settle(id, (o) => o.status === status, `status ${status}`);
   const quote = async (from: string, to: string, amount: bigint): Promise<bigint> => {
     const res = await w.api.inject({ url: `/v2/quote?from=${from}&to=${to}&from_amount=${amount}`, headers: { 'service-app-id': w.key } });
     assert.equal(res.statusCode, 200, res.body);
     return BigInt(res.json<{ result: Array<{ destination: { amount: string } }> }>().result[0]!.destination.amount);
   };
-  const create = async (source: { asset: string; owner: string; amount: bigint }, destination: { asset: string; owner: string; amount: bigint }) => {
+  type Side = { asset: string; owner: string; amount: bigint; delegate?: string };
+  const create = async (source: Side, destination: Side, extra: object = {}) => {
     const res = await w.api.inject({
       method: 'POST',
       url: '/v2/orders',
@@ -103,6 +133,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
       payload: {
         source: { ...source, amount: source.amount.toString() },
         destination: { ...destination, amount: destination.amount.toString() },
+        ...extra,
       },
     });
     assert.equal(res.statusCode, 201, res.body);
@@ -119,6 +150,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     assert.match(o.created.to, /^rltc1p/);
     const userWbtc = await arb.wbtcBalance(user.address);
     const solverLtc = await ltcBalance(btcSolver.wallet);
+    const solverWbtc = await arb.wbtcBalance(solverEvm);
 
     // The client sends `amount` to `to` (here from the node's wallet).
     await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
@@ -127,6 +159,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const done = await settleTo(o.id, 'completed');
 
     assert.equal((await arb.wbtcBalance(user.address)) - userWbtc, destAmount, 'the client received exactly the destination amount');
+    assert.equal(solverWbtc - (await arb.wbtcBalance(solverEvm)), destAmount, 'the solver paid exactly the destination amount');
     assert.equal(await ltcBalance(o.created.to), 0n, 'the HTLC is empty');
     const redeem = await node.rpc.call<{ vout: Array<{ value: number }>; vsize: number }>('getrawtransaction', [done.source_swap.redeem_tx_hash, true]);
     const received = satoshis(redeem.vout[0]!.value);
@@ -142,7 +175,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const o = await create({ asset: 'ethereum_localnet:wbtc', owner: user.address, amount }, { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount });
     const userLtcBefore = await ltcBalance(userLtc);
     const userWbtc = await eth.wbtcBalance(user.address);
-    const solverWbtc = await eth.wbtcBalance(SOLVER.addresses.ethereum_localnet! as `0x${string}`);
+    const solverWbtc = await eth.wbtcBalance(solverEvm);
     await swapClient(w, eth).initiate({ ...o, order: await read(o.id), secret: '0x', secretHash: '0x' });
     const done = await settleTo(o.id, 'completed');
 
@@ -150,8 +183,123 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const redeem = await node.rpc.call<{ vsize: number }>('getrawtransaction', [done.destination_swap.redeem_tx_hash, true]);
     assert.ok(paid < destAmount && destAmount - paid <= BigInt(redeem.vsize) * 10n, `the client got the destination amount less the redeem fee: ${paid}`);
     assert.equal(userWbtc - (await eth.wbtcBalance(user.address)), amount, 'the client paid exactly the source amount');
-    assert.equal((await eth.wbtcBalance(SOLVER.addresses.ethereum_localnet! as `0x${string}`)) - solverWbtc, amount, 'the solver redeemed the source');
+    assert.equal((await eth.wbtcBalance(solverEvm)) - solverWbtc, amount, 'the solver redeemed the source');
     assert.equal(await ltcBalance(done.destination_swap.swap_id), 0n, 'the HTLC is empty');
+  });
+
+  test('LTC -> arbitrum WBTC with a client-held secret: the client redeems on arbitrum, the solver takes the secret to its LTC', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const amount = LTC;
+    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const { secret, secretHash } = newSecret();
+    const o = await create(
+      { asset: 'litecoin_localnet:ltc', owner: userLtc, amount },
+      { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount },
+      { secret_hash: secretHash.slice(2) },
+    );
+    const userWbtc = await arb.wbtcBalance(user.address);
+    const solverLtc = await ltcBalance(btcSolver.wallet);
+    await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
+    await settleTo(o.id, 'awaiting_redeem');
+    const redeem = await w.patchRelayed(o.id, 'redeem', 'arbitrum_localnet', { secret: secret.slice(2) });
+    assert.equal(redeem.status, 202, JSON.stringify(redeem.body));
+    const done = await settleTo(o.id, 'completed');
+    assert.equal((await arb.wbtcBalance(user.address)) - userWbtc, destAmount);
+    const tx = await node.rpc.call<{ vout: Array<{ value: number }> }>('getrawtransaction', [done.source_swap.redeem_tx_hash, true]);
+    assert.equal((await ltcBalance(btcSolver.wallet)) - solverLtc, satoshis(tx.vout[0]!.value));
+    assert.equal(done.source_swap.secret, secret.slice(2), 'the LTC redeem witness carries the secret');
+  });
+
+  test('ethereum WBTC -> LTC with a client-held secret: PATCH redeem {secret} pays the LTC to the client', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const amount = 100_000n;
+    const destAmount = await quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
+    const { secret, secretHash } = newSecret();
+    const o = await create(
+      { asset: 'ethereum_localnet:wbtc', owner: user.address, amount },
+      { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount },
+      { secret_hash: secretHash.slice(2) },
+    );
+    const userLtcBefore = await ltcBalance(userLtc);
+    const solverWbtc = await eth.wbtcBalance(solverEvm);
+    await swapClient(w, eth).initiate({ ...o, order: await read(o.id), secret, secretHash });
+    await settle(o.id, (order) => order.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
+    const wrong = await patch(o.id, 'redeem', { secret: newSecret().secret.slice(2) });
+    assert.equal(wrong.status, 400, 'a secret of another hash is refused');
+    const res = await patch(o.id, 'redeem', { secret: secret.slice(2) });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const done = await settleTo(o.id, 'completed');
+    assert.equal(done.destination_swap.redeem_tx_hash, res.body.result, 'the relayed redeem is the one mined');
+    const redeemTx = await node.rpc.call<{ vsize: number }>('getrawtransaction', [res.body.result, true]);
+    const paid = (await ltcBalance(userLtc)) - userLtcBefore;
+    assert.ok(paid < destAmount && destAmount - paid <= BigInt(redeemTx.vsize) * 10n, `the client got the amount less the redeem fee: ${paid}`);
+    assert.equal((await eth.wbtcBalance(solverEvm)) - solverWbtc, amount);
+  });
+
+  test('a solver that comes back after the CSV timelock does not fund, and refunds the client with the key the service holds', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const amount = LTC;
+    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
+    const userLtcBefore = await ltcBalance(userLtc);
+    await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
+    // The solver is down while the source's timelock runs out.
+    // Funded in the first block mined here; the status says refundable once the height is past
+    // that block + timelock (order reads see heights at most a second old).
+    const timelock = Number((await read(o.id)).source_swap.timelock);
+    await node.mine(timelock + 2);
+    await catchUp();
+    await eventually(async () => assert.equal((await read(o.id)).status, 'awaiting_refund'));
+    const pass = await w.solver.tick();
+    assert.ok(!pass.funded.includes(o.id), 'rule 2: no time left on the source');
+    assert.ok(pass.skipped.some((s) => s.orderId === o.id && s.reason.startsWith('rule 2')), JSON.stringify(pass.skipped));
+    assert.deepEqual(pass.refundedForClient, [o.id]);
+    await relayer.tick();
+    await node.mine(1);
+    await catchUp();
+    const done = await read(o.id);
+    assert.equal(done.status, 'refunded');
+    const refund = await node.rpc.call<{ vsize: number }>('getrawtransaction', [done.source_swap.refund_tx_hash, true]);
+    const back = (await ltcBalance(userLtc)) - userLtcBefore;
+    assert.ok(back < amount && amount - back <= BigInt(refund.vsize) * 10n, `the client got its LTC back less the refund fee: ${back}`);
+    assert.equal(done.destination_swap.initiate_tx_hash, '', 'the destination was never funded');
+  });
+
+  test('instant refund with the client delegate key: the client signs the hashes, the solver co-signs and pays the fee, then never funds', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const amount = LTC;
+    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await create(
+      { asset: 'litecoin_localnet:ltc', owner: userLtc, amount, delegate: userXOnly },
+      { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount },
+    );
+    const userLtcBefore = await ltcBalance(userLtc);
+    const solverLtc = await ltcBalance(btcSolver.wallet);
+    await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
+    await node.mine(1);
+    await catchUp();
+    assert.equal((await read(o.id)).status, 'initiated');
+    const hashes = await w.api.inject({ url: `/v2/orders/${o.id}/instant-refund-hash`, headers: { 'service-app-id': w.key } });
+    assert.equal(hashes.statusCode, 200, hashes.body);
+    const sighashes = hashes.json<{ result: string[] }>().result;
+    assert.equal(sighashes.length, 1);
+    const signatures = signInstantRefundSighashes(sighashes, userKey);
+    const res = await w.api.inject({
+      method: 'PATCH',
+      url: `/v3/orders/${o.id}?action=instant-refund`,
+      headers: { 'service-app-id': w.key },
+      payload: { signatures },
+    });
+    assert.equal(res.statusCode, 202, res.body);
+    await relayer.tick();
+    await node.mine(1);
+    const pass = await step();
+    assert.ok(!pass.funded.includes(o.id), 'rule 5: co-signed, so never funded');
+    const done = await read(o.id);
+    assert.equal(done.status, 'refunded');
+    assert.equal((await ltcBalance(userLtc)) - userLtcBefore, amount, 'the client got the full amount back');
+    assert.ok((await ltcBalance(btcSolver.wallet)) < solverLtc, 'the solver wallet paid the fee');
+    assert.ok(solverLtc - (await ltcBalance(btcSolver.wallet)) < 100_000n, 'only a fee');
   });
 
   test('an LTC HTLC funded with less than the amount is never matched; topping it up is', async (t) => {
@@ -163,7 +311,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     for (let i = 0; i < 3; i++) {
       await node.mine(1);
       const pass = await step();
-      assert.deepEqual(pass.funded, []);
+      assert.ok(!pass.funded.includes(o.id));
     }
     const short = await read(o.id);
     assert.equal(short.status, 'created');
@@ -180,16 +328,16 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
     await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
     const [block] = await node.mine(1);
-    await watcher.poll();
+    await catchUp();
     assert.equal((await read(o.id)).status, 'initiated');
-    assert.deepEqual(await orderIdsToFund(w.store.db, { solverId: SOLVER.id, chains: [ltcChain.key, 'arbitrum_localnet'], limit: 10 }), [o.id]);
+    assert.ok((await orderIdsToFund(w.store.db, { solverId: SOLVER.id, chains: [ltcChain.key, 'arbitrum_localnet'], limit: 50 })).includes(o.id));
     await node.rpc.call('invalidateblock', [block]);
-    await watcher.poll();
+    await catchUp();
     const back = await read(o.id);
     assert.equal(back.status, 'initiate_detected', 'the funding is back in the mempool, unconfirmed');
     assert.equal(back.source_swap.initiate_block_number, '0');
     const pass = await w.step();
-    assert.deepEqual(pass.funded, [], 'nothing is funded on an unconfirmed source');
+    assert.ok(!pass.funded.includes(o.id), 'nothing is funded on an unconfirmed source');
     await node.rpc.call('reconsiderblock', [block]);
     await settleTo(o.id, 'completed');
   });

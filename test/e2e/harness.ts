@@ -12,6 +12,7 @@ import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
 import { evmSolverChains } from '../../src/solver/evm-chain.ts';
 import { Solver, type SolverChain, type SolverOptions, type SolverPass } from '../../src/solver/solver.ts';
 import type { SecretBox } from '../../src/orders/secret-box.ts';
+import type { BitcoinActionsDeps } from '../../src/relayer/bitcoin-actions.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
 import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 import { SOLVER } from '../helpers/fixtures.ts';
@@ -37,11 +38,15 @@ export async function openSwapWorld(
   kind: StoreKind,
   registry: Registry,
   chains: Record<ChainKey, LocalChain>,
-  solverOptions: SolverOptions = {},
-  /** More solver adapters (other chain families), made over the world's store and secret box. */
-  moreSolverChains: (db: Store['db'], secrets: SecretBox) => SolverChain[] = () => [],
+  options: {
+    solver?: SolverOptions;
+    /** More solver adapters (other chain families), made over the world's store and secret box. */
+    moreSolverChains?: (db: Store['db'], secrets: SecretBox) => SolverChain[];
+    /** More dependencies of the order actions (other chain families). */
+    relayer?: BitcoinActionsDeps;
+  } = {},
 ): Promise<SwapWorld> {
-  const { api, store, key, solverAccount, secrets, rpc } = await openRelayedApi(kind, registry, chains, { waitMs: 300, pollMs: 10 });
+  const { api, store, key, solverAccount, secrets, rpc } = await openRelayedApi(kind, registry, chains, { waitMs: 300, pollMs: 10, ...options.relayer });
   const relayers = Object.fromEntries(
     KEYS.map((k) => [
       k,
@@ -53,8 +58,8 @@ export async function openSwapWorld(
       KEYS.map(async (k) => [k, new EvmWatcher(store.db, registry.chain(k)!, chains[k].client, { startBlock: await chains[k].client.getBlockNumber() })]),
     ),
   ) as Record<ChainKey, EvmWatcher>;
-  const solverChains = [...evmSolverChains(registry, solverAccount, rpc), ...moreSolverChains(store.db, secrets)];
-  const solver = new Solver(store.db, SOLVER.id, solverChains, secrets, solverOptions);
+  const solverChains = [...evmSolverChains(registry, solverAccount, rpc), ...(options.moreSolverChains?.(store.db, secrets) ?? [])];
+  const solver = new Solver(store.db, SOLVER.id, solverChains, secrets, options.solver);
 
   const patch = async (orderId: string, action: string, payload?: object) => {
     const res = await api.inject({

@@ -13,6 +13,7 @@ import { StaticPriceSource } from '../../src/pricing/price-source.ts';
 import { buildStrategies } from '../../src/pricing/strategies.ts';
 import { evmReadClients, readHtlcOrder } from '../../src/relayer/chain-clients.ts';
 import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
+import type { BitcoinActionsDeps } from '../../src/relayer/bitcoin-actions.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
 import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';
@@ -72,7 +73,7 @@ export async function openRelayedApi(
   kind: StoreKind,
   registry: Registry,
   chains: Record<ChainKey, LocalChain>,
-  wait: { waitMs: number; pollMs: number },
+  wait: { waitMs: number; pollMs: number } & BitcoinActionsDeps,
 ) {
   const store = await openTestStore(kind);
   const { key } = await seedBasics(store.db, registry);
