@@ -1,4 +1,5 @@
-// `npm run bench`: HTTP throughput of the API beside a bare Fastify route, on PGlite and PostgreSQL.
+// `npm run bench`: HTTP throughput of the API beside a bare Fastify route, on PGlite and PostgreSQL;
+// settlement latency and throughput; the Bitcoin-family watcher's cost per block as HTLCs grow.
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +23,8 @@ import { setSolverBalance } from '../src/store/solvers.ts';
 import { sampleOrder, SOLVER, TEST_STRATEGIES, USER } from '../test/helpers/fixtures.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
 import { benchSettlement } from './settlement.ts';
+import { benchBitcoinWatcher } from './bitcoin-watcher.ts';
+import { findLitecoind } from '../src/devnet/litecoind.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -152,3 +155,8 @@ for (const kind of kinds) rows.push(...(await benchStore(kind, bareUrl)));
 console.table(rows);
 await bare.close();
 console.table(await benchSettlement());
+if (findLitecoind()) {
+  for (const kind of kinds) console.table(await benchBitcoinWatcher(kind));
+} else {
+  console.warn('litecoind is not on the PATH: the Bitcoin-family watcher is not benchmarked');
+}
