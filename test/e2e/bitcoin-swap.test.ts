@@ -11,7 +11,10 @@ import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
 import type { LitecoinNode } from '../../src/devnet/litecoind.ts';
-import { BitcoinRelayer } from '../../src/relayer/bitcoin-relayer.ts';
+import { BitcoinRelayer, bitcoinJobTx } from '../../src/relayer/bitcoin-relayer.ts';
+import { BitcoinRpc } from '../../src/chains/bitcoin/rpc.ts';
+import { findOrder } from '../../src/store/orders.ts';
+import type { SecretBox } from '../../src/orders/secret-box.ts';
 import { BitcoinSolverChain } from '../../src/solver/bitcoin-chain.ts';
 import { orderIdsToFund } from '../../src/solver/solver-store.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';
@@ -70,6 +73,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   let btcSolver: BitcoinSolverChain;
   let watcher: BitcoinWatcher;
   let relayer: BitcoinRelayer;
+  let secretBox: SecretBox;
 
   before(async () => {
     if (!node) return;
@@ -79,6 +83,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     w = await openSwapWorld(kind, registry, chains, {
       solver: { marginSeconds: 60 },
       moreSolverChains: (db, secrets) => {
+        secretBox = secrets;
         btcSolver = new BitcoinSolverChain(ltcChain, db, node!.rpc, solverKey, secrets);
         return [btcSolver];
       },
@@ -300,6 +305,37 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     assert.equal((await ltcBalance(userLtc)) - userLtcBefore, amount, 'the client got the full amount back');
     assert.ok((await ltcBalance(btcSolver.wallet)) < solverLtc, 'the solver wallet paid the fee');
     assert.ok(solverLtc - (await ltcBalance(btcSolver.wallet)) < 100_000n, 'only a fee');
+  });
+
+  test('rule 6 on Litecoin: a funding lost at broadcast is resent from its job, and asking again sends nothing new', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const amount = 100_000n;
+    const destAmount = await quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
+    const o = await create({ asset: 'ethereum_localnet:wbtc', owner: user.address, amount }, { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount });
+    await swapClient(w, eth).initiate({ ...o, order: await read(o.id), secret: '0x', secretHash: '0x' });
+    await w.watchers.ethereum_localnet.poll();
+    const order = (await findOrder(w.store.db, o.id))!;
+    // The connection drops as the funding goes out: its job is written, nothing reached the node.
+    class DroppedBroadcast extends BitcoinRpc {
+      override sendRawTransaction(): Promise<string> {
+        return Promise.reject(new Error('socket hang up'));
+      }
+    }
+    const dropping = new BitcoinSolverChain(ltcChain, w.store.db, new DroppedBroadcast({ url: node.rpcUrl, auth: { cookieFile: node.cookieFile } }), solverKey, secretBox);
+    await assert.rejects(dropping.fundDestination(order), /socket hang up/);
+    const job = await bitcoinJobTx(w.store.db, `${o.id}:fund`);
+    assert.ok(job?.rawTx, 'the signed funding was written before the broadcast');
+    assert.ok(!(await node.rpc.call<string[]>('getrawmempool')).includes(job.txid));
+
+    const pass = await w.solver.tick();
+    assert.ok(!pass.funded.includes(o.id), 'not funded a second time');
+    assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(job.txid), 'the next pass resent the written funding');
+    const mempool = await node.rpc.call<string[]>('getrawmempool');
+    await btcSolver.fundDestination(order);
+    assert.deepEqual(await node.rpc.call<string[]>('getrawmempool'), mempool, 'asking again sends nothing new');
+    const done = await settleTo(o.id, 'completed');
+    assert.equal(done.destination_swap.initiate_tx_hash, job.txid);
+    assert.equal(done.destination_swap.filled_amount, destAmount.toString(), 'funded once, with exactly the amount');
   });
 
   test('an LTC HTLC funded with less than the amount is never matched; topping it up is', async (t) => {
