@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   dropUnconfirmed,
   recordSpends,
@@ -20,12 +19,13 @@ import {
   saveWatchedBlocks,
   undoSwapEventsAbove,
   updateConfirmations,
-  watchedBlocks,
   watcherCursor,
   type SwapEvent,
   type WatchedBlock,
 } from '../../store/swap-events.ts';
 import type { Chain } from '../registry.ts';
+import { ChainMovedError, pollUntilAborted, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
+
 import { scanTransactions, type RpcBlock, type RpcTransaction, type Scan, type SpendCandidate } from './chain-data.ts';
 import { BitcoinRpcError, RPC_ERRORS } from './rpc.ts';
 import { ScriptIndex } from './script-index.ts';
@@ -54,14 +54,6 @@ export interface BitcoinWatcherOptions {
   onError?: (error: unknown) => void;
 }
 
-/** A reorg a poll found and undid. */
-export interface Reorg {
-  /** The newest processed block still on the chain; everything above it was undone. */
-  ancestor: bigint;
-  previousCursor: bigint;
-  /** No kept block was on the chain any more: the reorg went deeper than the window. */
-  beyondWindow: boolean;
-}
 
 /** What a poll did with the mempool (absent while the watcher is catching up with the chain). */
 export interface MempoolStep {
@@ -90,14 +82,6 @@ export interface BitcoinPollResult {
   reorg?: Reorg;
 }
 
-/** The chain changed while a poll was reading it; nothing was written, the next poll sees the new chain. */
-export class ChainMovedError extends Error {}
-
-interface Resume {
-  last: bigint;
-  lastHash?: string;
-  reorg?: Reorg;
-}
 
 interface BlockScan extends Scan {
   number: bigint;
@@ -228,42 +212,18 @@ export class BitcoinWatcher {
   }
 
   /** Polls until `signal` aborts: at once while behind the head, every `intervalMs` once caught up. */
-  async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      let behind = false;
-      try {
-        const result = await this.poll();
-        behind = result.to < result.head;
-      } catch (error) {
-        this.onError(error);
-      }
-      if (!behind) await sleep(this.intervalMs, undefined, { signal }).catch(() => undefined);
-    }
+  run(signal: AbortSignal): Promise<void> {
+    return pollUntilAborted(() => this.poll(), { intervalMs: this.intervalMs, onError: this.onError, signal });
   }
 
   private startBlock(head: bigint): bigint {
     return this.options.startBlock ?? maxBig(0n, head - BigInt(this.confirmationWindow) + 1n);
   }
 
-  /**
-   * The newest kept block whose hash the chain still has. The cursor's block is checked first: when
-   * it matches, so does every block below it (each hash commits to its parent), so a poll without a
-   * reorg costs one getblockhash here.
-   */
-  private async resumePoint(cursor: bigint, head: bigint): Promise<Resume> {
-    const kept = await watchedBlocks(this.db, this.chain.key);
-    for (const block of kept) {
-      if (block.number > head) continue;
-      if ((await this.blockHash(block.number)) !== block.hash) continue;
-      const reorg = block.number < cursor ? { ancestor: block.number, previousCursor: cursor, beyondWindow: false } : undefined;
-      return { last: block.number, lastHash: block.hash, ...(reorg ? { reorg } : {}) };
-    }
-    const lowest = kept.at(-1);
-    if (!lowest) return { last: cursor };
-    if (lowest.number === 0n) throw new Error(`${this.chain.key}: block 0 differs from the one processed (a different chain?)`);
-    const ancestor = minBig(lowest.number - 1n, head);
-    return { last: ancestor, reorg: { ancestor, previousCursor: cursor, beyondWindow: true } };
+  private resumePoint(cursor: bigint, head: bigint): Promise<Resume> {
+    return resumePoint(this.db, this.chain.key, cursor, head, async (n) => this.blockHash(n));
   }
+
 
   /** Reads and scans blocks [from, to] one at a time (only the matches are kept); each must link to the one before. */
   private async readBlocks(from: bigint, to: bigint, parentHash: string | undefined): Promise<Array<BlockScan & { txids: string[] }>> {

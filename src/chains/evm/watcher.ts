@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Address, Hash, PublicClient } from 'viem';
 import type { Db } from '../../store/database.ts';
 import { setChainHeight } from '../../store/chain-heights.ts';
@@ -10,12 +9,13 @@ import {
   saveWatchedBlocks,
   undoSwapEventsAbove,
   updateConfirmations,
-  watchedBlocks,
   watcherCursor,
   type SwapEvent,
   type WatchedBlock,
 } from '../../store/swap-events.ts';
 import type { Chain } from '../registry.ts';
+import { ChainMovedError, pollUntilAborted, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
+
 import { HTLC_EVENTS, htlcAddresses, toSwapEvent } from './htlc-events.ts';
 
 export interface EvmWatcherOptions {
@@ -31,15 +31,6 @@ export interface EvmWatcherOptions {
   onError?: (error: unknown) => void;
 }
 
-/** A reorg a poll found and undid. */
-export interface Reorg {
-  /** The newest processed block still on the chain; everything above it was undone. */
-  ancestor: bigint;
-  /** The cursor before the reorg. */
-  previousCursor: bigint;
-  /** No kept block was on the chain any more: the reorg went deeper than the window. */
-  beyondWindow: boolean;
-}
 
 export interface PollResult {
   /** The block range read; empty (`from > to`) when there was no new block. */
@@ -60,15 +51,6 @@ interface Header {
   timestamp: bigint;
 }
 
-/** Where to resume: the last block still valid, its hash when known, and the reorg if there was one. */
-interface Resume {
-  last: bigint;
-  lastHash?: string;
-  reorg?: Reorg;
-}
-
-/** The chain changed while a poll was reading it; nothing was written, the next poll sees the new chain. */
-export class ChainMovedError extends Error {}
 
 const minBig = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);
@@ -139,42 +121,18 @@ export class EvmWatcher {
   }
 
   /** Polls until `signal` aborts: at once while behind the head, every `intervalMs` once caught up. */
-  async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      let behind = false;
-      try {
-        const result = await this.poll();
-        behind = result.to < result.head;
-      } catch (error) {
-        this.onError(error);
-      }
-      if (!behind) await sleep(this.intervalMs, undefined, { signal }).catch(() => undefined);
-    }
+  run(signal: AbortSignal): Promise<void> {
+    return pollUntilAborted(() => this.poll(), { intervalMs: this.intervalMs, onError: this.onError, signal });
   }
 
   private startBlock(head: bigint): bigint {
     return this.options.startBlock ?? maxBig(0n, head - BigInt(this.confirmationWindow) + 1n);
   }
 
-  /**
-   * The newest kept block whose hash the chain still has. The cursor's block is checked first: when
-   * it matches, so does every block below it (each hash commits to its parent), so a poll without a
-   * reorg costs one block read here.
-   */
-  private async resumePoint(cursor: bigint, head: bigint): Promise<Resume> {
-    const kept = await watchedBlocks(this.db, this.chain.key);
-    for (const block of kept) {
-      if (block.number > head) continue;
-      if ((await this.header(block.number)).hash !== block.hash) continue;
-      const reorg = block.number < cursor ? { ancestor: block.number, previousCursor: cursor, beyondWindow: false } : undefined;
-      return { last: block.number, lastHash: block.hash, ...(reorg ? { reorg } : {}) };
-    }
-    const lowest = kept.at(-1);
-    if (!lowest) return { last: cursor };
-    if (lowest.number === 0n) throw new Error(`${this.chain.key}: block 0 differs from the one processed (a different chain?)`);
-    const ancestor = minBig(lowest.number - 1n, head);
-    return { last: ancestor, reorg: { ancestor, previousCursor: cursor, beyondWindow: true } };
+  private resumePoint(cursor: bigint, head: bigint): Promise<Resume> {
+    return resumePoint(this.db, this.chain.key, cursor, head, async (n) => (await this.header(n)).hash);
   }
+
 
   /**
    * The HTLC events of [from, to] with their block times, and the hashes of the range's blocks

@@ -1,0 +1,65 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db } from '../store/database.ts';
+import { watchedBlocks } from '../store/swap-events.ts';
+
+/**
+ * What the block watchers of every family share: where to resume after a restart or a reorg, and
+ * the polling loop. Each watcher keeps the hashes of the blocks inside its confirmation window.
+ */
+
+/** A reorg a poll found and undid. */
+export interface Reorg {
+  /** The newest processed block still on the chain; everything above it was undone. */
+  ancestor: bigint;
+  /** The cursor before the reorg. */
+  previousCursor: bigint;
+  /** No kept block was on the chain any more: the reorg went deeper than the window. */
+  beyondWindow: boolean;
+}
+
+/** Where to resume: the last block still valid, its hash when known, and the reorg if there was one. */
+export interface Resume {
+  last: bigint;
+  lastHash?: string;
+  reorg?: Reorg;
+}
+
+/** The chain changed while a poll was reading it; nothing was written, the next poll sees the new chain. */
+export class ChainMovedError extends Error {}
+
+/**
+ * The newest kept block whose hash the chain still has (`hashAt` reads the chain's hash at a
+ * height). The cursor's block is checked first: when it matches, so does every block below it (each
+ * hash commits to its parent), so a poll without a reorg costs one hash read here.
+ */
+export async function resumePoint(db: Db, chainKey: string, cursor: bigint, head: bigint, hashAt: (height: bigint) => Promise<string>): Promise<Resume> {
+  const kept = await watchedBlocks(db, chainKey);
+  for (const block of kept) {
+    if (block.number > head) continue;
+    if ((await hashAt(block.number)) !== block.hash) continue;
+    const reorg = block.number < cursor ? { ancestor: block.number, previousCursor: cursor, beyondWindow: false } : undefined;
+    return { last: block.number, lastHash: block.hash, ...(reorg ? { reorg } : {}) };
+  }
+  const lowest = kept.at(-1);
+  if (!lowest) return { last: cursor };
+  if (lowest.number === 0n) throw new Error(`${chainKey}: block 0 differs from the one processed (a different chain?)`);
+  const ancestor = lowest.number - 1n < head ? lowest.number - 1n : head;
+  return { last: ancestor, reorg: { ancestor, previousCursor: cursor, beyondWindow: true } };
+}
+
+/** Polls until `signal` aborts: at once while behind the head, every `intervalMs` once caught up. */
+export async function pollUntilAborted(
+  poll: () => Promise<{ to: bigint; head: bigint }>,
+  options: { intervalMs: number; onError: (error: unknown) => void; signal: AbortSignal },
+): Promise<void> {
+  while (!options.signal.aborted) {
+    let behind = false;
+    try {
+      const result = await poll();
+      behind = result.to < result.head;
+    } catch (error) {
+      options.onError(error);
+    }
+    if (!behind) await sleep(options.intervalMs, undefined, { signal: options.signal }).catch(() => undefined);
+  }
+}
