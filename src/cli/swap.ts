@@ -1,16 +1,27 @@
 // `hashlock swap`: a client of the running `npm start` devnet that performs one swap end to end.
 // It reads <data dir>/devnet.json for the API, the local chains and the test user's key, prices the
 // swap, creates an order (the service holds the secret), initiates the source (gasless with a
-// signature for an ERC-20, or its own transaction for ether) and follows the order to completion.
+// signature for an ERC-20, its own transaction for ether, a payment to the HTLC address for
+// Litecoin) and follows the order to completion.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPublicClient, createWalletClient, erc20Abi, formatUnits, http, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { SwapError } from './swap-error.ts';
+import {
+  fundHtlc,
+  litecoinBalance,
+  litecoinTxCosts,
+  litecoinWallet,
+  waitForConfirmation,
+  type DevnetLitecoinChain,
+  type DevnetLitecoinUser,
+  type LitecoinWallet,
+} from './swap-litecoin.ts';
 
-/** A failure the command reports in one line (exit code 1). */
-export class SwapError extends Error {}
+export { SwapError };
 
 export interface SwapOptions {
   from: string;
@@ -26,20 +37,23 @@ export interface SwapOptions {
   print?: (line: string) => void;
 }
 
-interface DevnetChain {
+/** devnet.json's entry for a chain: an EVM chain has a chain id, the Litecoin chain a cookie file. */
+interface DevnetChain extends DevnetLitecoinChain {
   rpc_url: string;
-  chain_id: number;
+  chain_id?: number;
 }
 
 interface Devnet {
   api_url: string;
   app_key: string;
   chains: Record<string, DevnetChain>;
-  accounts: { user: { address: string; private_key: string } };
+  accounts: { user: DevnetLitecoinUser & { address: string } };
 }
 
 interface AssetInfo {
   id: string;
+  /** `<family>:<chain number>`, e.g. `evm:31337` or `bitcoin:1`. */
+  chain: string;
   decimals: number;
   token: { address: string; schema: string };
 }
@@ -75,6 +89,14 @@ interface CreatedOrder {
   typed_data?: TypedDataJson | null;
   approval_transaction?: EvmTx | null;
   initiate_transaction?: EvmTx | null;
+  /** Bitcoin-family source: the HTLC address to pay and the exact amount. */
+  to?: string;
+  amount?: string;
+}
+
+interface OrderView {
+  status?: string;
+  destination_swap?: { redeem_tx_hash?: string };
 }
 
 /** Statuses after which the swap cannot complete any more. */
@@ -130,91 +152,88 @@ class Api {
 }
 
 const isNative = (asset: AssetInfo) => asset.token.schema.endsWith(':native');
+const isBitcoinFamily = (asset: AssetInfo) => asset.chain.startsWith('bitcoin:');
 const chainKeyOf = (assetId: string) => assetId.split(':')[0]!;
 const symbolOf = (assetId: string) => (assetId.split(':')[1] ?? '').toUpperCase();
+const signed = (n: bigint) => (n > 0n ? `+${n}` : n.toString());
 
 function evmChain(key: string, c: DevnetChain) {
-  return { id: c.chain_id, name: key, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [c.rpc_url] } } };
+  return { id: c.chain_id!, name: key, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [c.rpc_url] } } };
 }
 
-export async function runSwap(opts: SwapOptions): Promise<{ orderId: string; statuses: string[] }> {
-  const print = opts.print ?? ((line: string) => console.log(line));
-  const timeoutMs = opts.timeoutMs ?? 120_000;
-  const pollMs = opts.pollMs ?? 500;
-  if (!/^\d+$/.test(opts.amount) || BigInt(opts.amount) === 0n) {
-    throw new SwapError(`--amount ${opts.amount}: must be a positive whole number of base units`);
+/** One side of the swap as the user sees it: the asset, the user's address on its chain, its balance there. */
+interface Side {
+  asset: AssetInfo;
+  owner: string;
+  /** The user's wallet when the asset is on the Litecoin chain. */
+  litecoin: LitecoinWallet | undefined;
+  balance: () => Promise<bigint>;
+}
+
+/** The client's view of the devnet: the API, the test user's EVM account and the chains' clients. */
+class Client {
+  readonly api: Api;
+  readonly user: PrivateKeyAccount;
+  private readonly clients = new Map<string, PublicClient>();
+
+  constructor(readonly devnet: Devnet) {
+    this.api = new Api(devnet);
+    this.user = privateKeyToAccount(devnet.accounts.user.private_key as Hex);
   }
-  const amount = BigInt(opts.amount);
-  const devnet = readDevnet(opts.dataDir);
-  const api = new Api(devnet);
 
-  const assets = await api.result<AssetInfo[]>('listing the assets', 'GET', '/v2/assets');
-  const assetOf = (id: string, flag: string): AssetInfo => {
-    const asset = assets.find((a) => a.id === id);
-    if (!asset) throw new SwapError(`${flag} ${id}: unknown asset; the service has ${assets.map((a) => a.id).join(', ')}`);
-    const chain = devnet.chains[chainKeyOf(id)];
-    if (!chain || chain.rpc_url === undefined) {
-      throw new SwapError(`${flag} ${id}: its chain ${chainKeyOf(id)} is not an EVM chain of this devnet (it has ${Object.keys(devnet.chains).join(', ')})`);
-    }
-    return asset;
-  };
-  const from = assetOf(opts.from, '--from');
-  const to = assetOf(opts.to, '--to');
-  if (from.id === to.id) throw new SwapError('--from and --to are the same asset');
-
-  const user = privateKeyToAccount(devnet.accounts.user.private_key as Hex);
-  const clients = new Map<string, PublicClient>();
-  const clientOf = (asset: AssetInfo): PublicClient => {
+  evmClient(asset: AssetInfo): PublicClient {
     const key = chainKeyOf(asset.id);
-    let client = clients.get(key);
+    let client = this.clients.get(key);
     if (!client) {
-      const c = devnet.chains[key]!;
+      const c = this.devnet.chains[key]!;
       client = createPublicClient({ chain: evmChain(key, c), transport: http(c.rpc_url), pollingInterval: 100 });
-      clients.set(key, client);
+      this.clients.set(key, client);
     }
     return client;
-  };
-  const balanceOf = (asset: AssetInfo): Promise<bigint> =>
-    isNative(asset)
-      ? clientOf(asset).getBalance({ address: user.address })
-      : clientOf(asset).readContract({ address: asset.token.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [user.address] });
-  const showBalances = async (label: string) => {
-    const result: Record<string, bigint> = {};
-    print(`Balances ${label} (${user.address}):`);
-    for (const asset of [from, to]) {
-      const balance = await balanceOf(asset);
-      result[asset.id] = balance;
-      print(`  ${label.padEnd(6)} ${asset.id.padEnd(24)} ${balance.toString().padStart(26)}  (${formatUnits(balance, asset.decimals)} ${symbolOf(asset.id)})`);
+  }
+
+  /** The side of `asset`; a SwapError when the devnet does not run its chain. */
+  side(asset: AssetInfo, flag: string): Side {
+    const key = chainKeyOf(asset.id);
+    const chain = this.devnet.chains[key];
+    if (isBitcoinFamily(asset)) {
+      const wallet = litecoinWallet(key, chain, this.devnet.accounts.user, `${flag} ${asset.id}`);
+      return { asset, owner: wallet.address, litecoin: wallet, balance: () => litecoinBalance(wallet) };
     }
-    return result;
-  };
+    if (!chain || chain.chain_id === undefined) {
+      throw new SwapError(`${flag} ${asset.id}: its chain ${key} is not a chain of this devnet (it has ${Object.keys(this.devnet.chains).join(', ')})`);
+    }
+    const client = this.evmClient(asset);
+    const owner = this.user.address;
+    const balance = () =>
+      isNative(asset)
+        ? client.getBalance({ address: owner })
+        : client.readContract({ address: asset.token.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+    return { asset, owner, litecoin: undefined, balance };
+  }
+}
 
-  const before = await showBalances('before');
+/** Prints and returns the user's balances of both sides. */
+async function showBalances(sides: Side[], label: string, print: (line: string) => void): Promise<bigint[]> {
+  const owners = [...new Set(sides.map((s) => s.owner))];
+  print(`Balances ${label} (${owners.join(', ')}):`);
+  const balances: bigint[] = [];
+  for (const side of sides) {
+    const { asset } = side;
+    const balance = await side.balance();
+    balances.push(balance);
+    print(`  ${label.padEnd(6)} ${asset.id.padEnd(24)} ${balance.toString().padStart(26)}  (${formatUnits(balance, asset.decimals)} ${symbolOf(asset.id)})`);
+  }
+  return balances;
+}
 
-  const quotes = await api.result<QuoteEntry[]>('the quote', 'GET', `/v2/quote?from=${encodeURIComponent(from.id)}&to=${encodeURIComponent(to.id)}&from_amount=${amount}`);
-  const quote = quotes[0];
-  if (!quote) throw new SwapError(`no solver quotes ${from.id} -> ${to.id} for ${amount}`);
-  const destinationAmount = BigInt(quote.destination.amount);
-  print(`Quote: ${amount} ${from.id} -> ${destinationAmount} ${to.id} (solver ${quote.solver_id}, fee ${quote.fee} bips, about ${quote.estimated_time} s)`);
-
-  const created = await api.result<CreatedOrder>('creating the order', 'POST', '/v2/orders', {
-    source: { asset: from.id, owner: user.address, amount: amount.toString() },
-    destination: { asset: to.id, owner: user.address, amount: destinationAmount.toString() },
-    solver_id: quote.solver_id,
-    nonce: randomBytes(16).toString('hex'),
-  });
-  const orderId = created.order_id;
-  print(`Order ${orderId} created`);
-
-  const started = Date.now();
-  await initiateSource(from, created, user, devnet, clientOf(from), api, orderId, print);
-
-  // Follow the order until it completes or can no longer complete.
+/** Reads the order until it completes, printing each status change; a SwapError when it cannot complete. */
+async function follow(api: Api, orderId: string, started: number, timeoutMs: number, pollMs: number, print: (line: string) => void): Promise<string[]> {
   const statuses: string[] = [];
   const elapsed = () => ((Date.now() - started) / 1000).toFixed(1);
   for (;;) {
     const { status, json } = await api.call('GET', `/v2/orders/${orderId}`);
-    const current = status === 200 ? (json.result as { status?: string } | undefined)?.status : undefined;
+    const current = status === 200 ? (json.result as OrderView | undefined)?.status : undefined;
     if (current) {
       if (statuses.at(-1) !== current) {
         statuses.push(current);
@@ -231,27 +250,107 @@ export async function runSwap(opts: SwapOptions): Promise<{ orderId: string; sta
     await new Promise((r) => setTimeout(r, pollMs));
   }
   print(`Completed in ${elapsed()} s: ${statuses.join(' → ')}`);
+  return statuses;
+}
 
-  const after = await showBalances('after');
-  for (const asset of [from, to]) {
-    const delta = after[asset.id]! - before[asset.id]!;
-    print(`  change ${asset.id.padEnd(24)} ${(delta > 0n ? `+${delta}` : delta.toString()).padStart(26)}`);
+/**
+ * For a Litecoin destination: waits until the service's redeem to the user is mined (the balances
+ * count confirmed coins only) and prints what the user received; returns the redeem's fee.
+ */
+async function settleLitecoinDestination(
+  api: Api,
+  orderId: string,
+  wallet: LitecoinWallet,
+  destinationAmount: bigint,
+  deadline: number,
+  pollMs: number,
+  print: (line: string) => void,
+): Promise<bigint> {
+  const order = await api.result<OrderView>('reading the order', 'GET', `/v2/orders/${orderId}`);
+  const txid = order.destination_swap?.redeem_tx_hash;
+  if (!txid) throw new SwapError(`order ${orderId} is completed but shows no redeem of its Litecoin destination`);
+  await waitForConfirmation(wallet, txid, deadline, pollMs);
+  const { fee, toUser } = await litecoinTxCosts(wallet, txid);
+  print(`  redeem (by the service, mined): ${txid}: ${toUser} litoshis to ${wallet.address}, the destination amount ${destinationAmount} less the redeem fee ${fee}`);
+  return fee;
+}
+
+export async function runSwap(opts: SwapOptions): Promise<{ orderId: string; statuses: string[] }> {
+  const print = opts.print ?? ((line: string) => console.log(line));
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const pollMs = opts.pollMs ?? 500;
+  if (!/^\d+$/.test(opts.amount) || BigInt(opts.amount) === 0n) {
+    throw new SwapError(`--amount ${opts.amount}: must be a positive whole number of base units`);
   }
+  const amount = BigInt(opts.amount);
+  const client = new Client(readDevnet(opts.dataDir));
+  const api = client.api;
+
+  const assets = await api.result<AssetInfo[]>('listing the assets', 'GET', '/v2/assets');
+  const assetOf = (id: string, flag: string): AssetInfo => {
+    const asset = assets.find((a) => a.id === id);
+    if (!asset) throw new SwapError(`${flag} ${id}: unknown asset; the service has ${assets.map((a) => a.id).join(', ')}`);
+    return asset;
+  };
+  const from = client.side(assetOf(opts.from, '--from'), '--from');
+  const to = client.side(assetOf(opts.to, '--to'), '--to');
+  if (from.asset.id === to.asset.id) throw new SwapError('--from and --to are the same asset');
+
+  const before = await showBalances([from, to], 'before', print);
+
+  const quotes = await api.result<QuoteEntry[]>(
+    'the quote',
+    'GET',
+    `/v2/quote?from=${encodeURIComponent(from.asset.id)}&to=${encodeURIComponent(to.asset.id)}&from_amount=${amount}`,
+  );
+  const quote = quotes[0];
+  if (!quote) throw new SwapError(`no solver quotes ${from.asset.id} -> ${to.asset.id} for ${amount}`);
+  const destinationAmount = BigInt(quote.destination.amount);
+  print(`Quote: ${amount} ${from.asset.id} -> ${destinationAmount} ${to.asset.id} (solver ${quote.solver_id}, fee ${quote.fee} bips, about ${quote.estimated_time} s)`);
+
+  const created = await api.result<CreatedOrder>('creating the order', 'POST', '/v2/orders', {
+    source: { asset: from.asset.id, owner: from.owner, amount: amount.toString() },
+    destination: { asset: to.asset.id, owner: to.owner, amount: destinationAmount.toString() },
+    solver_id: quote.solver_id,
+    nonce: randomBytes(16).toString('hex'),
+  });
+  const orderId = created.order_id;
+  print(`Order ${orderId} created`);
+
+  const started = Date.now();
+  const notes: string[] = ['', ''];
+  if (from.litecoin) {
+    const { fee } = await fundLitecoinSource(from.litecoin, created, print);
+    notes[0] = `  (the amount ${amount} + the funding fee ${fee})`;
+  } else {
+    await initiateSource(from.asset, created, client, orderId, print);
+  }
+
+  const statuses = await follow(api, orderId, started, timeoutMs, pollMs, print);
+  if (to.litecoin) {
+    const fee = await settleLitecoinDestination(api, orderId, to.litecoin, destinationAmount, started + timeoutMs, pollMs, print);
+    notes[1] = `  (the destination amount ${destinationAmount} - the redeem fee ${fee})`;
+  }
+
+  const after = await showBalances([from, to], 'after', print);
+  [from, to].forEach(({ asset }, i) => print(`  change ${asset.id.padEnd(24)} ${signed(after[i]! - before[i]!).padStart(26)}${notes[i]}`));
   return { orderId, statuses };
 }
 
-async function initiateSource(
-  from: AssetInfo,
-  created: CreatedOrder,
-  user: PrivateKeyAccount,
-  devnet: Devnet,
-  client: PublicClient,
-  api: Api,
-  orderId: string,
-  print: (line: string) => void,
-): Promise<void> {
+/** Pays the Litecoin HTLC address of the order from the user's coins. */
+async function fundLitecoinSource(wallet: LitecoinWallet, created: CreatedOrder, print: (line: string) => void): Promise<{ txid: string; fee: bigint }> {
+  if (!created.to || !created.amount) throw new SwapError(`order ${created.order_id}: the service returned no HTLC address and amount to pay`);
+  const funding = await fundHtlc(wallet, created.to, BigInt(created.amount));
+  print(`  fund: ${funding.txid} (${created.amount} litoshis to the HTLC ${created.to}, fee ${funding.fee})`);
+  return funding;
+}
+
+async function initiateSource(from: AssetInfo, created: CreatedOrder, client: Client, orderId: string, print: (line: string) => void): Promise<void> {
   const key = chainKeyOf(from.id);
-  const wallet = createWalletClient({ account: user, chain: evmChain(key, devnet.chains[key]!), transport: http(devnet.chains[key]!.rpc_url) });
+  const chain = client.devnet.chains[key]!;
+  const user = client.user;
+  const publicClient = client.evmClient(from);
+  const wallet = createWalletClient({ account: user, chain: evmChain(key, chain), transport: http(chain.rpc_url) });
   const send = async (what: string, tx: EvmTx): Promise<Hex> => {
     const hash = await wallet.sendTransaction({
       to: tx.to,
@@ -259,7 +358,7 @@ async function initiateSource(
       ...(tx.value && BigInt(tx.value) > 0n ? { value: BigInt(tx.value) } : {}),
       ...(tx.gas_limit ? { gas: BigInt(tx.gas_limit) } : {}),
     });
-    const receipt = await client.waitForTransactionReceipt({ hash, timeout: 60_000 });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 60_000 });
     if (receipt.status !== 'success') throw new SwapError(`${what} transaction ${hash} reverted`);
     print(`  ${what}: ${hash} (block ${receipt.blockNumber})`);
     return hash;
@@ -275,7 +374,7 @@ async function initiateSource(
       primaryType: 'Initiate',
       message: { ...typedData.message, timelock: BigInt(typedData.message.timelock), amount: BigInt(typedData.message.amount) },
     });
-    const txHash = await api.result<string>('the gasless initiate', 'PATCH', `/v2/orders/${orderId}?action=initiate`, { signature });
+    const txHash = await client.api.result<string>('the gasless initiate', 'PATCH', `/v2/orders/${orderId}?action=initiate`, { signature });
     print(`  initiate (gasless, relayed): ${txHash}`);
     return;
   }
@@ -292,7 +391,7 @@ export function registerSwapCommand(program: Command): void {
     .description('perform one swap end to end against the running `npm start` devnet, showing its progress')
     .requiredOption('--from <asset>', 'source asset id, e.g. ethereum_localnet:wbtc')
     .requiredOption('--to <asset>', 'destination asset id, e.g. arbitrum_localnet:wbtc')
-    .requiredOption('--amount <base units>', 'source amount in base units (sats for WBTC, wei for ETH)')
+    .requiredOption('--amount <base units>', 'source amount in base units (sats for WBTC, wei for ETH, litoshis for LTC)')
     .option('--data-dir <dir>', 'the devnet data directory holding devnet.json (default HASHLOCK_DATA_DIR or .data)')
     .option('--timeout <seconds>', 'give up after this many seconds', '120')
     .action(async (opts: { from: string; to: string; amount: string; dataDir?: string; timeout: string }) => {

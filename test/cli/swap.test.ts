@@ -1,12 +1,17 @@
-// `hashlock swap` against a running `hashlock dev`: an ERC-20 swap (gasless initiate) and a native
-// ether swap (the client broadcasts its initiate) both complete, and the printed balances agree.
+// `hashlock swap` against a running `hashlock dev`: an ERC-20 swap (gasless initiate), a native
+// ether swap (the client broadcasts its initiate) and Litecoin swaps both ways (the client pays the
+// HTLC address; the service redeems to the user's taproot address) complete, and the printed
+// balances agree with the chains.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
+import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
+import { bitcoinRpcFor } from '../../src/chains/bitcoin/rpc.ts';
 import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
+import { findLitecoind } from '../../src/devnet/litecoind.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 
@@ -114,4 +119,118 @@ test('hashlock swap: clear errors for an unknown asset and a missing devnet.json
   const badAmount = await run(['swap', '--from', 'ethereum_localnet:wbtc', '--to', 'arbitrum_localnet:wbtc', '--amount', '1.5'], envFor(dataDir));
   assert.equal(badAmount.code, 1);
   assert.match(badAmount.stderr, /--amount 1\.5: must be a positive whole number of base units/);
+});
+
+/** False (the test is skipped with a loud message) when litecoind is not installed; in CI that fails. */
+function litecoinOrSkip(t: TestContext): boolean {
+  if (findLitecoind()) return true;
+  if (process.env.CI) throw new Error('litecoind is not on the PATH: .ci/run installs it (apt-get install litecoind)');
+  console.warn('\n!!! SKIPPED: litecoind is not on the PATH; install it (apt-get install litecoind) to run the Litecoin swaps of hashlock swap\n');
+  t.skip('litecoind is not installed');
+  return false;
+}
+
+const readDevnetJson = () => JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
+
+/** The devnet's Litecoin node, from devnet.json (which must have it when litecoind is installed). */
+function litecoinRpc() {
+  const chain = readDevnetJson().chains.litecoin_localnet;
+  assert.ok(chain?.rpc_url, `litecoind is installed but devnet.json has no litecoin_localnet:\n${devOutput}`);
+  return bitcoinRpcFor({ url: chain.rpc_url, cookieFile: chain.rpc_cookie_file });
+}
+
+interface RawTx {
+  vin: Array<{ txid: string; vout: number }>;
+  vout: Array<{ n: number; value: number; scriptPubKey: { hex: string } }>;
+  confirmations?: number;
+}
+
+/** A Litecoin transaction's fee, worked out from the node: its inputs' values minus its outputs'. */
+async function litecoinFee(txid: string): Promise<{ fee: bigint; tx: RawTx }> {
+  const rpc = litecoinRpc();
+  const tx = await rpc.call<RawTx>('getrawtransaction', [txid, true]);
+  let fee = 0n;
+  for (const input of tx.vin) {
+    const prev = await rpc.call<RawTx>('getrawtransaction', [input.txid, true]);
+    fee += satoshis(prev.vout.find((o) => o.n === input.vout)!.value);
+  }
+  for (const output of tx.vout) fee -= satoshis(output.value);
+  return { fee, tx };
+}
+
+const LTC_SWAP_TIMEOUT_MS = 180_000;
+const ltcSwapArgs = (from: string, to: string, amount: bigint) => ['swap', '--from', from, '--to', to, '--amount', amount.toString(), '--timeout', '150'];
+
+/** The status changes a swap printed, in order. */
+const statusesOf = (stdout: string) => [...stdout.matchAll(/^\s*\[\s*[\d.]+ s\] (\w+)$/gm)].map((m) => m[1]);
+
+test('hashlock swap: LTC -> arbitrum WBTC: the client pays the HTLC address from its coins and receives the quoted WBTC', { timeout: LTC_SWAP_TIMEOUT_MS }, async (t) => {
+  if (!litecoinOrSkip(t)) return;
+  const amount = 10_000_000n;
+  const res = await run(ltcSwapArgs('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount), envFor(dataDir), LTC_SWAP_TIMEOUT_MS);
+  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
+  const statuses = statusesOf(res.stdout);
+  assert.equal(statuses.at(-1), 'completed', res.stdout);
+  assert.ok(statuses.includes('initiated'), res.stdout);
+  assert.equal(new Set(statuses).size, statuses.length, 'each status change is printed once');
+  assert.match(res.stdout, /^Completed in [\d.]+ s: .*completed$/m);
+
+  const funding = /^\s*fund: ([0-9a-f]{64}) \((\d+) litoshis to the HTLC (rltc1p\w+), fee (\d+)\)$/m.exec(res.stdout);
+  assert.ok(funding, res.stdout);
+  assert.equal(BigInt(funding[2]!), amount);
+  const { fee, tx } = await litecoinFee(funding[1]!);
+  assert.equal(BigInt(funding[4]!), fee, 'the printed funding fee is the transaction\'s');
+  assert.ok(fee > 0n && fee < 10_000n, `a small funding fee: ${fee}`);
+  assert.ok((tx.confirmations ?? 0) >= 1, 'the funding is mined');
+  const paid = printed(res.stdout, 'before', 'litecoin_localnet:ltc') - printed(res.stdout, 'after', 'litecoin_localnet:ltc');
+  assert.equal(paid, amount + fee, 'the user paid exactly the amount plus the funding fee');
+  const received = printed(res.stdout, 'after', 'arbitrum_localnet:wbtc') - printed(res.stdout, 'before', 'arbitrum_localnet:wbtc');
+  assert.equal(received, quoted(res.stdout), 'the user received exactly the quoted WBTC');
+  assert.ok(received > 0n);
+});
+
+test('hashlock swap: ethereum WBTC -> LTC: a gasless initiate, and the service redeems the LTC to the user', { timeout: LTC_SWAP_TIMEOUT_MS }, async (t) => {
+  if (!litecoinOrSkip(t)) return;
+  const amount = 100_000n;
+  const res = await run(ltcSwapArgs('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount), envFor(dataDir), LTC_SWAP_TIMEOUT_MS);
+  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
+  const statuses = statusesOf(res.stdout);
+  assert.equal(statuses.at(-1), 'completed', res.stdout);
+  assert.ok(statuses.includes('initiated'), res.stdout);
+  assert.equal(new Set(statuses).size, statuses.length, 'each status change is printed once');
+  assert.match(res.stdout, /initiate \(gasless, relayed\): 0x[0-9a-f]{64}/);
+  assert.equal(printed(res.stdout, 'before', 'ethereum_localnet:wbtc') - printed(res.stdout, 'after', 'ethereum_localnet:wbtc'), amount);
+
+  const destination = quoted(res.stdout);
+  const redeem = /^\s*redeem \(by the service, mined\): ([0-9a-f]{64}): (\d+) litoshis to (rltc1p\w+), the destination amount (\d+) less the redeem fee (\d+)$/m.exec(res.stdout);
+  assert.ok(redeem, res.stdout);
+  assert.equal(redeem[3], readDevnetJson().accounts.user.litecoin.address);
+  assert.equal(BigInt(redeem[4]!), destination);
+  const { fee, tx } = await litecoinFee(redeem[1]!);
+  assert.equal(BigInt(redeem[5]!), fee, 'the printed redeem fee is the transaction\'s');
+  assert.ok(fee > 0n && fee < 10_000n, `a small redeem fee: ${fee}`);
+  assert.ok((tx.confirmations ?? 0) >= 1, 'the redeem is mined');
+  const received = printed(res.stdout, 'after', 'litecoin_localnet:ltc') - printed(res.stdout, 'before', 'litecoin_localnet:ltc');
+  assert.equal(received, destination - fee, 'the user received the destination amount less the redeem fee');
+  assert.equal(BigInt(redeem[2]!), received);
+});
+
+test('hashlock swap: an LTC swap against a devnet without litecoind fails with one clear line', async () => {
+  // A copy of devnet.json as `hashlock dev` writes it when litecoind is not on the PATH.
+  const devnet = readDevnetJson();
+  delete devnet.chains.litecoin_localnet;
+  delete devnet.accounts.user.litecoin;
+  delete devnet.accounts.solver.litecoin;
+  const noLitecoin = mkdtempSync(join(tmpdir(), 'hashlock-swap-noltc-'));
+  writeFileSync(join(noLitecoin, 'devnet.json'), JSON.stringify(devnet, null, 2));
+  for (const [flag, from, to] of [
+    ['--from', 'litecoin_localnet:ltc', 'arbitrum_localnet:wbtc'],
+    ['--to', 'ethereum_localnet:wbtc', 'litecoin_localnet:ltc'],
+  ] as const) {
+    const res = await run(['swap', '--from', from, '--to', to, '--amount', '100000', '--data-dir', noLitecoin], envFor(dataDir));
+    assert.equal(res.code, 1, res.stdout);
+    assert.equal(res.stdout, '', 'nothing happens before the check');
+    assert.match(res.stderr, new RegExp(`^swap failed: ${flag} litecoin_localnet:ltc: litecoind is not running in the devnet \\(devnet.json has no litecoin_localnet\\)`));
+    assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+  }
 });

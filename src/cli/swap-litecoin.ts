@@ -1,0 +1,136 @@
+// The Litecoin side of `hashlock swap`: the test user's wallet on the devnet's regtest node (its EVM
+// private key used as a key-path taproot key), its confirmed balance, funding an HTLC from its coins,
+// and what a transaction paid in fees, read back from the node.
+import { bytesToHex, hexToBytes, type Hex } from 'viem';
+import { satoshis } from '../chains/bitcoin/chain-data.ts';
+import { BitcoinRpcError, bitcoinRpcFor, type BitcoinRpc } from '../chains/bitcoin/rpc.ts';
+import { addressScript, buildWalletTx, walletAddress, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
+import { SwapError } from './swap-error.ts';
+
+/** The network of the devnet's Litecoin chain (`hashlock dev` runs Litecoin Core in regtest). */
+export const LITECOIN_NETWORK = 'litecoin_regtest';
+
+/** devnet.json's entry for the Litecoin chain. */
+export interface DevnetLitecoinChain {
+  rpc_url?: string;
+  rpc_cookie_file?: string;
+}
+
+/** devnet.json's test user, with its Litecoin address when the devnet runs litecoind. */
+export interface DevnetLitecoinUser {
+  private_key: string;
+  litecoin?: { address: string; x_only: string };
+}
+
+export interface LitecoinWallet {
+  chainKey: string;
+  /** The user's key-path P2TR address. */
+  address: string;
+  privateKey: Uint8Array;
+  rpcUrl: string;
+  rpc: BitcoinRpc;
+}
+
+interface ScanResult {
+  unspents: Array<{ txid: string; vout: number; amount: number }>;
+}
+
+interface RawTx {
+  txid: string;
+  confirmations?: number;
+  vin: Array<{ txid?: string; vout?: number }>;
+  vout: Array<{ value: number; n: number; scriptPubKey?: { hex?: string } }>;
+}
+
+/**
+ * The user's Litecoin wallet on the devnet's chain `chainKey`. A SwapError when devnet.json has no
+ * such chain (litecoind was not on the PATH of `hashlock dev`) or when its address is not the key's.
+ */
+export function litecoinWallet(chainKey: string, chain: DevnetLitecoinChain | undefined, user: DevnetLitecoinUser, flag: string): LitecoinWallet {
+  if (!chain?.rpc_url || !user.litecoin?.address) {
+    throw new SwapError(
+      `${flag}: litecoind is not running in the devnet (devnet.json has no ${chainKey}): install Litecoin Core (apt-get install litecoind) and restart npm start`,
+    );
+  }
+  const privateKey = hexToBytes(user.private_key as Hex);
+  const address = walletAddress(privateKey, LITECOIN_NETWORK);
+  if (address !== user.litecoin.address) {
+    throw new SwapError(`devnet.json: the user's Litecoin address ${user.litecoin.address} is not its key's (${address}): run npm start again`);
+  }
+  const rpc = bitcoinRpcFor({ url: chain.rpc_url, cookieFile: chain.rpc_cookie_file });
+  return { chainKey, address, privateKey, rpcUrl: chain.rpc_url, rpc };
+}
+
+/** Runs a node request, turning its failures into one-line SwapErrors. */
+async function guarded<T>(wallet: LitecoinWallet, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (err) {
+    if (err instanceof BitcoinRpcError) throw new SwapError(`litecoind ${err.message}`);
+    throw new SwapError(`cannot reach litecoind at ${wallet.rpcUrl} (${(err as Error).message}): is npm start running?`);
+  }
+}
+
+const call = <T>(wallet: LitecoinWallet, method: string, params: unknown[]): Promise<T> => guarded(wallet, () => wallet.rpc.call<T>(method, params));
+
+const scan = (wallet: LitecoinWallet): Promise<ScanResult> => call<ScanResult>(wallet, 'scantxoutset', ['start', [`addr(${wallet.address})`]]);
+
+/** The user's confirmed balance in litoshis: its outputs in the node's UTXO set. */
+export async function litecoinBalance(wallet: LitecoinWallet): Promise<bigint> {
+  const { unspents } = await scan(wallet);
+  return unspents.reduce((sum, u) => sum + satoshis(u.amount), 0n);
+}
+
+/** The user's confirmed outputs that no transaction in the mempool spends yet. */
+async function spendableUtxos(wallet: LitecoinWallet): Promise<Utxo[]> {
+  const { unspents } = await scan(wallet);
+  const utxos: Utxo[] = [];
+  for (const u of unspents) {
+    // gettxout with the mempool answers null for an output a pending transaction spends (an earlier
+    // swap's funding that is not mined yet); spending it again would be refused as a conflict.
+    const unspent = await call<unknown>(wallet, 'gettxout', [u.txid, u.vout, true]);
+    if (unspent !== null) utxos.push({ txid: u.txid, vout: u.vout, value: satoshis(u.amount) });
+  }
+  return utxos;
+}
+
+/** Pays exactly `amount` litoshis from the user's coins to `to` (the HTLC); returns the txid and fee. */
+export async function fundHtlc(wallet: LitecoinWallet, to: string, amount: bigint): Promise<{ txid: string; fee: bigint }> {
+  const utxos = await spendableUtxos(wallet);
+  if (utxos.length === 0) throw new SwapError(`the user's Litecoin wallet ${wallet.address} has no confirmed coins to spend: wait for the next block`);
+  const feeRate = await guarded(wallet, () => wallet.rpc.feeRate());
+  let tx: ReturnType<typeof buildWalletTx>;
+  try {
+    tx = buildWalletTx({ privateKey: wallet.privateKey, network: LITECOIN_NETWORK, utxos, to: { address: to, amount }, feeRate, changeAddress: wallet.address });
+  } catch (err) {
+    throw new SwapError(`cannot fund the HTLC ${to} from ${wallet.address}: ${(err as Error).message}`);
+  }
+  await guarded(wallet, () => wallet.rpc.sendRawTransaction(tx.hex));
+  return { txid: tx.txid, fee: tx.fee };
+}
+
+const rawTx = (wallet: LitecoinWallet, txid: string): Promise<RawTx> => call<RawTx>(wallet, 'getrawtransaction', [txid, true]);
+
+/** Waits until transaction `txid` is in a block; a SwapError after `deadline` (epoch ms). */
+export async function waitForConfirmation(wallet: LitecoinWallet, txid: string, deadline: number, pollMs: number): Promise<void> {
+  while (((await rawTx(wallet, txid)).confirmations ?? 0) < 1) {
+    if (Date.now() > deadline) throw new SwapError(`Litecoin transaction ${txid} was not mined in time`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+/** What transaction `txid` paid as fee (its inputs minus its outputs) and paid to the user, in litoshis. */
+export async function litecoinTxCosts(wallet: LitecoinWallet, txid: string): Promise<{ fee: bigint; toUser: bigint }> {
+  const tx = await rawTx(wallet, txid);
+  let inputs = 0n;
+  for (const input of tx.vin) {
+    if (input.txid === undefined || input.vout === undefined) throw new SwapError(`Litecoin transaction ${txid} has an input without an outpoint`);
+    const spent = (await rawTx(wallet, input.txid)).vout.find((o) => o.n === input.vout);
+    if (!spent) throw new SwapError(`Litecoin transaction ${txid} spends ${input.txid}:${input.vout}, which the node does not show`);
+    inputs += satoshis(spent.value);
+  }
+  const userScript = bytesToHex(addressScript(wallet.address, LITECOIN_NETWORK)).slice(2);
+  const outputs = tx.vout.reduce((sum, o) => sum + satoshis(o.value), 0n);
+  const toUser = tx.vout.filter((o) => o.scriptPubKey?.hex === userScript).reduce((sum, o) => sum + satoshis(o.value), 0n);
+  return { fee: inputs - outputs, toUser };
+}
