@@ -171,7 +171,6 @@ test('hashlock swap: LTC -> arbitrum WBTC: the client pays the HTLC address from
   assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
   const statuses = statusesOf(res.stdout);
   assert.equal(statuses.at(-1), 'completed', res.stdout);
-  assert.ok(statuses.includes('initiated'), res.stdout);
   assert.equal(new Set(statuses).size, statuses.length, 'each status change is printed once');
   assert.match(res.stdout, /^Completed in [\d.]+ s: .*completed$/m);
 
@@ -196,7 +195,8 @@ test('hashlock swap: ethereum WBTC -> LTC: a gasless initiate, and the service r
   assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
   const statuses = statusesOf(res.stdout);
   assert.equal(statuses.at(-1), 'completed', res.stdout);
-  assert.ok(statuses.includes('initiated'), res.stdout);
+  // The client samples the status every 500 ms: a status that lasts less (initiated, with 1 s EVM
+  // blocks and an event-driven solver) may not be printed.
   assert.equal(new Set(statuses).size, statuses.length, 'each status change is printed once');
   assert.match(res.stdout, /initiate \(gasless, relayed\): 0x[0-9a-f]{64}/);
   assert.equal(printed(res.stdout, 'before', 'ethereum_localnet:wbtc') - printed(res.stdout, 'after', 'ethereum_localnet:wbtc'), amount);

@@ -307,6 +307,45 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     assert.ok(solverLtc - (await ltcBalance(btcSolver.wallet)) < 100_000n, 'only a fee');
   });
 
+  test('the solver refunds its own LTC destination once its CSV timelock runs out, and the client refunds its WBTC source', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const amount = 100_000n;
+    const destAmount = await quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
+    const { secretHash } = newSecret();
+    const o = await create(
+      { asset: 'ethereum_localnet:wbtc', owner: user.address, amount },
+      { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount },
+      { secret_hash: secretHash.slice(2) },
+    );
+    const userWbtc = await eth.wbtcBalance(user.address);
+    await swapClient(w, eth).initiate({ ...o, order: await read(o.id), secret: '0x', secretHash });
+    const funded = await settle(o.id, (order) => order.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
+    const solverLtc = await ltcBalance(btcSolver.wallet);
+    // The client never redeems: the destination's CSV timelock runs out.
+    await node.mine(Number(funded.destination_swap.timelock));
+    await catchUp();
+    const pass = await w.step();
+    assert.deepEqual(pass.refunded, [o.id], 'the solver refunded its expired destination');
+    assert.deepEqual((await w.step()).refunded, [], 'once');
+    await relayer.tick();
+    await node.mine(1);
+    await catchUp();
+    const refunded = await read(o.id);
+    assert.match(refunded.destination_swap.refund_tx_hash, /^[0-9a-f]{64}$/);
+    const refundTx = await node.rpc.call<{ vsize: number }>('getrawtransaction', [refunded.destination_swap.refund_tx_hash, true]);
+    const back = (await ltcBalance(btcSolver.wallet)) - solverLtc;
+    assert.ok(back < destAmount && destAmount - back <= BigInt(refundTx.vsize) * 10n, `the solver got its LTC back less the refund fee: ${back}`);
+
+    // The client refunds its source after the EVM timelock.
+    await eth.node.rpc('anvil_mine', [`0x${(BigInt(refunded.source_swap.timelock) + 1n).toString(16)}`]);
+    await w.watchers.ethereum_localnet.poll();
+    const res = await w.patchRelayed(o.id, 'refund', 'ethereum_localnet');
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    await w.step();
+    assert.equal((await read(o.id)).status, 'refunded');
+    assert.equal(await eth.wbtcBalance(user.address), userWbtc, 'the client has all its WBTC back');
+  });
+
   test('rule 6 on Litecoin: a funding lost at broadcast is resent from its job, and asking again sends nothing new', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = 100_000n;
