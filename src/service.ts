@@ -9,7 +9,7 @@ import { StaticPriceSource, type PriceSource } from './pricing/price-source.ts';
 import { buildStrategies } from './pricing/strategies.ts';
 import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
 import { randomUUID } from 'node:crypto';
-import { createPublicClient, http } from 'viem';
+import { createPublicClient, http, parseGwei } from 'viem';
 import { EvmWatcher } from './chains/evm/watcher.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmReadClients } from './relayer/chain-clients.ts';
@@ -130,6 +130,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
           chainId: Number(chain.id.slice(chain.id.indexOf(':') + 1)),
           rpcUrl,
           privateKey: config.keys.relayer,
+          ...(config.chains[key]?.max_fee_gwei ? { maxFeePerGas: parseGwei(config.chains[key].max_fee_gwei) } : {}),
           worker: instance,
           log: api.log.child({ chain: key, worker: 'relayer' }),
         });

@@ -55,6 +55,9 @@ const ChainAccessSchema = Type.Object(
       Type.String({ minLength: 1, description: "Bitcoin-family chains: the node's .cookie file (else user:password in rpc_url)" }),
     ),
     relayer: Type.Optional(Type.String({ minLength: 1, description: 'the relayer account that pays gasless actions' })),
+    max_fee_gwei: Type.Optional(
+      Type.String({ pattern: '^[0-9]{1,9}(\\.[0-9]{1,9})?$', description: 'EVM chains: the most the relayer pays per gas, in gwei (no cap by default)' }),
+    ),
     fee_claim: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the FeeClaim contract that pays affiliate fees on this chain' })),
   },
   { additionalProperties: false },

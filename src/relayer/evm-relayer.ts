@@ -44,6 +44,11 @@ export interface EvmRelayerOptions {
   retryMs?: number;
   /** A transaction not mined after this long is re-signed with higher fees, same nonce (default 30 s). */
   bumpAfterMs?: number;
+  /**
+   * The most the relayer pays per gas (wei), whatever the estimate: a new transaction's fees are
+   * capped to it, and a transaction already at the cap is not bumped, it waits for fees to fall.
+   */
+  maxFeePerGas?: bigint;
   /** Pause of the run loop between ticks (default 500 ms). */
   pollMs?: number;
   /** Jobs claimed per tick (default 10). */
@@ -70,7 +75,8 @@ export class EvmRelayer {
   private readonly db: Db;
   private readonly client: PublicClient;
   private readonly account: PrivateKeyAccount;
-  private readonly o: Required<Omit<EvmRelayerOptions, 'db' | 'privateKey' | 'worker' | 'log'>>;
+  private readonly o: Required<Omit<EvmRelayerOptions, 'db' | 'privateKey' | 'worker' | 'log' | 'maxFeePerGas'>>;
+  private readonly feeCap: bigint | undefined;
   private readonly log: RelayerLog;
 
   constructor(options: EvmRelayerOptions) {
@@ -80,6 +86,7 @@ export class EvmRelayer {
     this.worker = options.worker ?? `relayer:${options.chain}:${randomUUID()}`;
     this.client = createPublicClient({ transport: http(options.rpcUrl), cacheTime: 0 });
     this.log = options.log ?? silent;
+    this.feeCap = options.maxFeePerGas;
     this.o = {
       chain: options.chain,
       chainId: options.chainId,
@@ -148,7 +155,7 @@ export class EvmRelayer {
       return this.attemptFailed(job, describeChainError(err));
     }
     for (let attempt = 0; attempt < 3; attempt++) {
-      const fees = await this.client.estimateFeesPerGas();
+      const fees = this.capped(await this.client.estimateFeesPerGas());
       const nonce = await this.nextNonce();
       const tx = await this.sign(call, { nonce, gas: (gas * 12n) / 10n, ...fees });
       if (!(await saveSignedTx(this.db, job, this.worker, tx))) return; // lost the job: another worker has it
@@ -178,9 +185,13 @@ export class EvmRelayer {
     let current = signed;
     if (signed.ageMs >= this.o.bumpAfterMs) {
       const bumped = await this.bump(call, signed);
-      if (!(await saveSignedTx(this.db, job, this.worker, bumped))) return;
-      this.log.info({ chain: this.o.chain, job: job.id, hash: bumped.hash, replaces: signed.hash }, 'fee bump');
-      current = { ...signed, ...bumped, hashes: [...signed.hashes, bumped.hash], ageMs: 0 };
+      if (bumped) {
+        if (!(await saveSignedTx(this.db, job, this.worker, bumped))) return;
+        this.log.info({ chain: this.o.chain, job: job.id, hash: bumped.hash, replaces: signed.hash }, 'fee bump');
+        current = { ...signed, ...bumped, hashes: [...signed.hashes, bumped.hash], ageMs: 0 };
+      } else {
+        this.log.warn({ chain: this.o.chain, job: job.id, hash: signed.hash }, 'not mined, and its fee is at the cap: waiting for fees to fall');
+      }
     }
     // Whatever the node says, the transaction stays: every transaction of this job shares the nonce, so
     // at most one of them is ever mined, and the next pass looks for it again.
@@ -237,18 +248,29 @@ export class EvmRelayer {
     return { raw, hash: keccak256(raw), nonce: t.nonce };
   }
 
-  /** The same call, nonce and gas with fees raised by at least 12.5 % (what nodes require to replace). */
-  private async bump(call: EvmCall, signed: SignedTx): Promise<{ raw: Hex; hash: Hex; nonce: bigint }> {
+  /**
+   * The same call, nonce and gas with fees raised by at least 12.5 % (what nodes require to replace),
+   * or undefined when that raise would pass the fee cap.
+   */
+  private async bump(call: EvmCall, signed: SignedTx): Promise<{ raw: Hex; hash: Hex; nonce: bigint } | undefined> {
     const old = parseTransaction(signed.raw);
     const now = await this.client.estimateFeesPerGas();
     const raise = (v: bigint | undefined) => (v ?? 0n) + (v ?? 0n) / 8n + 1n;
     const max = (a: bigint, b: bigint) => (a > b ? a : b);
+    const maxFeePerGas = max(raise(old.maxFeePerGas), now.maxFeePerGas);
+    if (this.feeCap !== undefined && maxFeePerGas > this.feeCap) return undefined;
     return this.sign(call, {
       nonce: signed.nonce,
       gas: old.gas ?? 500_000n,
-      maxFeePerGas: max(raise(old.maxFeePerGas), now.maxFeePerGas),
+      maxFeePerGas,
       maxPriorityFeePerGas: max(raise(old.maxPriorityFeePerGas), now.maxPriorityFeePerGas),
     });
+  }
+
+  /** Fees no higher than the cap (the priority fee never above the max fee). */
+  private capped(fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
+    if (this.feeCap === undefined || fees.maxFeePerGas <= this.feeCap) return fees;
+    return { maxFeePerGas: this.feeCap, maxPriorityFeePerGas: fees.maxPriorityFeePerGas < this.feeCap ? fees.maxPriorityFeePerGas : this.feeCap };
   }
 
   private async broadcast(raw: Hex): Promise<'accepted' | 'unknown' | { outcome: 'nonce-too-low' | 'rejected'; error: string }> {

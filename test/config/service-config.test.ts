@@ -39,6 +39,7 @@ const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
   ['a negative price', { prices: { bitcoin: -1 } }, {}, /prices\.bitcoin: must be >= 0/],
   ['a solver without name', { solvers: [{ id: 's', addresses: {} }] }, {}, /solvers\[0\]\.name: is required/],
   ['a bad log level', { log_level: 'loud' }, {}, /log_level: must be/],
+  ['a fee cap that is not a decimal of gwei', { chains: { ethereum_localnet: { max_fee_gwei: '12 gwei' } } }, {}, /chains\.ethereum_localnet\.max_fee_gwei: must match pattern/],
   ['an HTTP URL as the WebSocket endpoint', { chains: { ethereum_localnet: { ws_url: 'http://127.0.0.1:8545' } } }, {}, /chains\.ethereum_localnet\.ws_url: must match pattern/],
 ];
 

@@ -2,7 +2,7 @@
 // signing and sending, a nonce taken by another transaction, a fee bump, and a call that would revert.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { erc20Abi, keccak256, type Hex } from 'viem';
+import { erc20Abi, keccak256, parseTransaction, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId } from '../../src/chains/evm/index.ts';
 import { initiateTypedData } from '../../src/chains/evm/typed-data.ts';
@@ -144,6 +144,30 @@ describeEachStore('EVM relayer', (kind) => {
     } finally {
       await eth().node.rpc('evm_setAutomine', [true]);
     }
+  });
+
+  test('a fee cap: a new transaction pays at most the cap, and one at the cap is resent but never bumped past it', async () => {
+    const job = await initiateJob();
+    const estimate = await eth().client.estimateFeesPerGas();
+    // Just under the estimate: still above the base fee, and any 12.5 % bump passes it.
+    const cap = estimate.maxFeePerGas - 1n;
+    const capped = new EvmRelayer({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0, bumpAfterMs: 0, maxFeePerGas: cap });
+    await eth().node.rpc('evm_setAutomine', [false]);
+    try {
+      await capped.tick();
+      const first = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
+      assert.equal(parseTransaction(first.raw).maxFeePerGas, cap, 'capped below the estimate');
+      await capped.tick(); // old enough to bump, but the bump would pass the cap
+      const again = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
+      assert.equal(again.hash, first.hash, 'not re-signed');
+      assert.deepEqual(again.hashes, [first.hash]);
+    } finally {
+      await eth().node.rpc('evm_setAutomine', [true]);
+    }
+    // The base fee is below the cap, so the capped transaction is mined.
+    await eth().node.rpc('evm_mine', []);
+    await capped.tick();
+    assert.equal((await findJob(store.db, job.key))!.status, 'confirmed');
   });
 
   test('a call that would revert sends nothing and records the contract error by name', async () => {
