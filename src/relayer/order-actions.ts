@@ -61,6 +61,8 @@ const isBitcoinJob = (job: RelayerJob): boolean => (job.payload as { kind?: unkn
 
 const HEX64 = /^(0x)?[0-9a-fA-F]{64}$/;
 const SIGNATURE = /^(0x)?([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
+/** A contract initiator's signature may be any length its ERC-1271 check takes (bounded: 8 KB). */
+const ANY_SIGNATURE = /^(0x)?([0-9a-fA-F]{2}){1,8192}$/;
 
 /**
  * The order actions of PATCH /v2/orders/{id} and /v3/orders/{id}: each checks the request against the
@@ -120,7 +122,7 @@ export class OrderActions {
       throw invalid('initiate: the source is native ether, which cannot be pulled with a signature: broadcast initiate_transaction yourself');
     }
     if (!app.gasless) throw new AppError('forbidden', 'gasless actions are not enabled for this app');
-    const signature = hexField(body, 'signature', SIGNATURE, 'must be a 65-byte ECDSA signature in hex');
+    const signature = hexField(body, 'signature', ANY_SIGNATURE, 'must be a signature in hex');
     const terms = sourceTerms(order, this.registry)!;
     const typedData = initiateTypedData({
       chainId: evmChainId(asset.chain),
@@ -130,16 +132,8 @@ export class OrderActions {
       amount: terms.amount,
       secretHash: `0x${terms.secretHash}`,
     });
-    let signer: Address;
-    try {
-      signer = await recoverTypedDataAddress({ ...typedData, signature });
-    } catch {
-      throw invalid('signature: not a valid ECDSA signature');
-    }
     const initiator = getAddress(terms.initiator);
-    if (signer !== initiator) {
-      throw invalid(`signature: signed by ${signer}, not by the source initiator ${initiator} over this order's typed data`);
-    }
+    await this.checkInitiateSignature(asset, initiator, typedData, signature);
     const existing = await this.existingJob(order.id, 'initiate');
     if (existing) return existing;
     if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
@@ -237,6 +231,32 @@ export class OrderActions {
       throw invalid(`${action} on ${asset.chain.family} chains (${asset.chain.key}) is not supported yet`);
     }
     return asset;
+  }
+
+  /**
+   * The initiator signed the order's typed data: an account by ECDSA, a contract (a Safe, a smart
+   * account) by answering ERC-1271's isValidSignature, as the HTLC itself checks.
+   */
+  private async checkInitiateSignature(asset: Asset, initiator: Address, typedData: ReturnType<typeof initiateTypedData>, signature: Hex): Promise<void> {
+    const client = this.client(asset);
+    const code = await client.getCode({ address: initiator }).catch((err: unknown) => {
+      throw new AppError('unavailable', `cannot read the initiator on ${asset.chain.key}`, { cause: err });
+    });
+    if (code && code !== '0x') {
+      const accepted = await client.verifyTypedData({ ...typedData, address: initiator, signature }).catch(() => false);
+      if (!accepted) throw invalid(`signature: the initiator contract ${initiator} does not accept it for this order's typed data (ERC-1271)`);
+      return;
+    }
+    if (!SIGNATURE.test(signature)) throw invalid(`invalid body field 'signature': must be a 65-byte ECDSA signature in hex`);
+    let signer: Address;
+    try {
+      signer = await recoverTypedDataAddress({ ...typedData, signature });
+    } catch {
+      throw invalid('signature: not a valid ECDSA signature');
+    }
+    if (signer !== initiator) {
+      throw invalid(`signature: signed by ${signer}, not by the source initiator ${initiator} over this order's typed data`);
+    }
   }
 
   private client(asset: Asset): PublicClient {

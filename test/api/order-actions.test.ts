@@ -2,7 +2,7 @@
 // putting the actions on two real anvil chains, balances checked on chain.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { erc20Abi, getAddress, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
 import { devAccount } from '../../src/devnet/evm-devnet.ts';
@@ -183,6 +183,61 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.match(late.body.error, /deadline/);
     assert.equal(await jobCount(o.id), 0);
     assert.equal((await htlcOrder(eth, o.order.source_swap.swap_id)).amount, 0n, 'nothing on chain');
+  });
+
+  test('initiate by a contract initiator (ERC-1271): its owner signs, the HTLC pulls from the contract; another key is 400', async () => {
+    const { abi, bytecode } = contractArtifact('TestWallet');
+    const deployed = await eth.client.waitForTransactionReceipt({
+      hash: await eth.wallet(user).deployContract({ account: user, chain: undefined, abi, bytecode, args: [user.address] }),
+    });
+    const contractWallet = getAddress(deployed.contractAddress!);
+    const { wbtc, wbtcHtlc } = eth.deployment.contracts;
+    const send = async (hash: Hex) => assert.equal((await eth.client.waitForTransactionReceipt({ hash })).status, 'success');
+    await send(await eth.wallet(user).writeContract({ account: user, chain: undefined, address: wbtc, abi: erc20Abi, functionName: 'transfer', args: [contractWallet, AMOUNT] }));
+    await send(
+      await eth.wallet(user).writeContract({
+        account: user,
+        chain: undefined,
+        address: contractWallet,
+        abi,
+        functionName: 'execute',
+        args: [wbtc, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [wbtcHtlc, AMOUNT] })],
+      }),
+    );
+    const res = await t.api.inject({
+      method: 'POST',
+      url: '/v2/orders',
+      headers: { 'service-app-id': t.key },
+      payload: {
+        source: { asset: 'ethereum_localnet:wbtc', owner: contractWallet, amount: AMOUNT.toString() },
+        destination: { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: DEST_AMOUNT.toString() },
+        secret_hash: newSecret().secretHash,
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const created = res.json<Record<string, any>>().result;
+    const td = created.typed_data;
+    const signWith = (account: { signTypedData: typeof user.signTypedData }) =>
+      account.signTypedData({
+        domain: { ...td.domain, chainId: BigInt(td.domain.chainId) },
+        types: { Initiate: td.types.Initiate },
+        primaryType: 'Initiate',
+        message: { ...td.message, timelock: BigInt(td.message.timelock), amount: BigInt(td.message.amount) },
+      });
+
+    const stranger = await patch('v2', created.order_id, 'initiate', { signature: await signWith(privateKeyToAccount(generatePrivateKey())) });
+    assert.equal(stranger.status, 400);
+    assert.match(stranger.body.error, /initiator contract .* does not accept it/);
+    assert.equal(await jobCount(created.order_id), 0);
+
+    const ok = await patch('v2', created.order_id, 'initiate', { signature: await signWith(user) });
+    assert.equal(ok.status, 202, JSON.stringify(ok.body));
+    assert.equal((await settled(t.store, `${created.order_id}:initiate`)).status, 'confirmed');
+    const order = (await t.api.inject({ url: `/v2/orders/${created.order_id}`, headers: { 'service-app-id': t.key } })).json<Record<string, any>>().result;
+    const onChain = await htlcOrder(eth, order.source_swap.swap_id);
+    assert.equal(onChain.initiator, contractWallet, 'the contract is the initiator');
+    assert.equal(onChain.amount, AMOUNT);
+    assert.equal(await eth.wbtcBalance(contractWallet), 0n, 'the HTLC pulled the amount from the contract');
   });
 
   test('action validation: unknown actions name the allowed ones; v3 takes refund and instant-refund only; unknown orders are 404', async () => {

@@ -26,7 +26,7 @@ const ActionAccepted = Type.Object(
 
 const DESCRIPTION =
   'Relays an HTLC action; the relayer pays the gas. EVM bodies: initiate `{signature}` (EIP-712 signature of the ' +
-  "create response's typed_data by the source owner; gasless apps only), redeem `{secret}` (64 hex, redeems the " +
+  "create response's typed_data by the source owner, or one its contract accepts under ERC-1271; gasless apps only), redeem `{secret}` (64 hex, redeems the " +
   'destination), refund `{}` (after the source timelock), instant-refund `{}` (the solver co-signs while the ' +
   'destination is not initiated). Bitcoin-family bodies: redeem `{secret}` (a destination whose key the service ' +
   'holds: the order was created without destination.delegate), refund `{tx}` (the refund signed with the source ' +
