@@ -19,7 +19,16 @@ interface Case {
   bare?: boolean;
 }
 
-const AUTHED = ['/v3/chains', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', `/v2/orders/${'a'.repeat(64)}`, '/v2/orders', '/v2/orders?status=completed'];
+const AUTHED = [
+  '/v3/chains',
+  '/v2/assets',
+  '/v2/liquidity',
+  '/v2/apps/earnings',
+  `/v2/orders/${'a'.repeat(64)}`,
+  `/v2/orders/${'a'.repeat(64)}/instant-refund-hash`,
+  '/v2/orders',
+  '/v2/orders?status=completed',
+];
 const UNKNOWN_KEY = 'f'.repeat(64);
 
 const cases: Case[] = [
@@ -37,6 +46,9 @@ const cases: Case[] = [
   { name: 'assets filtered by an unknown asset', url: '/v2/assets?asset=bitcoin:btc', auth: true, status: 400, error: /invalid query parameter 'asset': must be one of: .*litecoin_localnet:ltc/ },
   { name: 'assets filtered by upper case', url: '/v2/assets?asset=ETHEREUM_LOCALNET:WBTC', auth: true, status: 400, error: /'asset': must be one of/ },
   { name: 'order with a short id', url: '/v2/orders/abc', auth: true, status: 400, error: /invalid path parameter 'order': must be 64 hexadecimal characters/ },
+  { name: 'instant-refund hashes of a short id', url: '/v2/orders/abc/instant-refund-hash', auth: true, status: 400, error: /invalid path parameter 'order': must be 64 hexadecimal characters/ },
+  { name: 'instant-refund hashes of a non-hex id', url: `/v2/orders/${'z'.repeat(64)}/instant-refund-hash`, auth: true, status: 400, error: /'order': must be 64 hexadecimal/ },
+  { name: 'instant-refund hashes without a relayer', url: `/v2/orders/${'a'.repeat(64)}/instant-refund-hash`, auth: true, status: 503, error: /no relayer is configured/ },
   { name: 'order with a non-hex id', url: `/v2/orders/${'g'.repeat(64)}`, auth: true, status: 400, error: /'order': must be 64 hexadecimal/ },
   { name: 'order with a 0x id', url: `/v2/orders/0x${'a'.repeat(64)}`, auth: true, status: 400, error: /'order': must be 64 hexadecimal/ },
   { name: 'order with a very long id', url: `/v2/orders/${'a'.repeat(5000)}`, auth: true, status: 400, error: /invalid request path/ },
