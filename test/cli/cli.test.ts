@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { createPublicClient, createWalletClient, erc20Abi, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
+import { findLitecoind } from '../../src/devnet/litecoind.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 
@@ -149,6 +150,16 @@ test('hashlock dev runs local chains and the whole service: a gasless swap compl
     const liquidity = await getJson(second.devnet, '/v2/liquidity');
     // 100 WBTC minted less the 99,700 sats the solver paid in the first run's swap: the chain resumed.
     assert.equal(liquidity.result[0].liquidity.find((l: { asset: string }) => l.asset === 'arbitrum_localnet:wbtc').balance, '9999900300');
+    if (findLitecoind()) {
+      // The Litecoin chain resumed too, and the solver's wallet was funded once: 100 LTC, not 200.
+      assert.ok(second.devnet.chains.litecoin_localnet?.rpc_url, 'the Litecoin node runs again');
+      let ltc = '';
+      for (const until = Date.now() + 15_000; ltc !== '10000000000' && Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+        const read = await getJson(second.devnet, '/v2/liquidity');
+        ltc = read.result[0].liquidity.find((l: { asset: string }) => l.asset === 'litecoin_localnet:ltc').balance;
+      }
+      assert.equal(ltc, '10000000000');
+    }
   } finally {
     assert.equal(await stop(second.child), 0);
   }
