@@ -19,7 +19,7 @@ import { BitcoinSolverChain } from '../../src/solver/bitcoin-chain.ts';
 import { orderIdsToFund } from '../../src/solver/solver-store.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';
 import { localnetRegistry, SOLVER } from '../helpers/fixtures.ts';
-import { litecoinNodeForSuite } from '../helpers/litecoin.ts';
+import { litecoinNodeForSuite, toCoins } from '../helpers/litecoin.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { newSecret, startChains, type LocalChain } from '../relayer/harness.ts';
 import { openSwapWorld, swapClient, type SwapWorld } from './harness.ts';
@@ -47,7 +47,6 @@ after(async () => {
   await node?.stop();
 });
 
-const coins = (sats: bigint) => Number(sats) / 1e8;
 
 /** Retries an assertion for up to 3 s (for what a short-lived cache may still hold). */
 async function eventually(check: () => Promise<void>): Promise<void> {
@@ -158,7 +157,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const solverWbtc = await arb.wbtcBalance(solverEvm);
 
     // The client sends `amount` to `to` (here from the node's wallet).
-    await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
+    await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
     await step();
     assert.equal((await read(o.id)).status, 'initiate_detected', 'the funding is seen in the mempool');
     const done = await settleTo(o.id, 'completed');
@@ -204,7 +203,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     );
     const userWbtc = await arb.wbtcBalance(user.address);
     const solverLtc = await ltcBalance(btcSolver.wallet);
-    await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
+    await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
     await settleTo(o.id, 'awaiting_redeem');
     const redeem = await w.patchRelayed(o.id, 'redeem', 'arbitrum_localnet', { secret: secret.slice(2) });
     assert.equal(redeem.status, 202, JSON.stringify(redeem.body));
@@ -247,7 +246,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
     const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
     const userLtcBefore = await ltcBalance(userLtc);
-    await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
+    await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
     // The solver is down while the source's timelock runs out.
     // Funded in the first block mined here; the status says refundable once the height is past
     // that block + timelock (order reads see heights at most a second old).
@@ -280,7 +279,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     );
     const userLtcBefore = await ltcBalance(userLtc);
     const solverLtc = await ltcBalance(btcSolver.wallet);
-    await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
+    await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
     await node.mine(1);
     await catchUp();
     assert.equal((await read(o.id)).status, 'initiated');
@@ -382,7 +381,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const amount = LTC;
     const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
     const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
-    await node.rpc.call('sendtoaddress', [o.created.to, coins(amount - 1n)]);
+    await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount - 1n)]);
     for (let i = 0; i < 3; i++) {
       await node.mine(1);
       const pass = await step();
@@ -392,7 +391,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     assert.equal(short.status, 'created');
     assert.equal(short.source_swap.filled_amount, (amount - 1n).toString());
     assert.equal(short.destination_swap.initiate_tx_hash, '');
-    await node.rpc.call('sendtoaddress', [o.created.to, coins(10_000n)]);
+    await node.rpc.call('sendtoaddress', [o.created.to, toCoins(10_000n)]);
     await settleTo(o.id, 'completed');
   });
 
@@ -401,7 +400,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const amount = LTC;
     const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
     const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
-    await node.rpc.call('sendtoaddress', [o.created.to, coins(amount)]);
+    await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
     const [block] = await node.mine(1);
     await catchUp();
     assert.equal((await read(o.id)).status, 'initiated');

@@ -1,6 +1,9 @@
 // Tests that need a real Litecoin Core regtest node. In CI (CI=true) a missing `litecoind` fails the
 // test; elsewhere the test skips with a loud message.
+import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
+import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
+import type { Utxo } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { findLitecoind, startLitecoind, type LitecoinNode } from '../../src/devnet/litecoind.ts';
 
 /** A fresh regtest node for a test file, or undefined (the test is skipped) when none can run here. */
@@ -22,4 +25,20 @@ export async function litecoinNodeForSuite(): Promise<LitecoinNode | undefined> 
     return undefined;
   }
   return startLitecoind();
+}
+
+/** An amount of satoshis as the exact decimal string of coins the node's RPC takes. */
+export const toCoins = (sats: bigint): string => `${sats / 100_000_000n}.${(sats % 100_000_000n).toString().padStart(8, '0')}`;
+
+/** Pays `value` from the node's wallet to `address` (unconfirmed); returns the new output. */
+export async function fundAddress(node: LitecoinNode, address: string, value: bigint): Promise<Utxo> {
+  const txid = await node.rpc.call<string>('sendtoaddress', [address, toCoins(value)]);
+  const tx = await node.rpc.call<{ vout: Array<{ n: number; value: number; scriptPubKey: { addresses?: string[]; address?: string } }> }>(
+    'getrawtransaction',
+    [txid, true],
+  );
+  const out = tx.vout.find((o) => o.scriptPubKey.address === address || o.scriptPubKey.addresses?.includes(address));
+  assert.ok(out, 'funding output not found');
+  assert.equal(satoshis(out.value), value);
+  return { txid, vout: out.n, value };
 }

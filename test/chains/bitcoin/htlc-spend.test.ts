@@ -20,7 +20,8 @@ import {
 import { BitcoinRpcError } from '../../../src/chains/bitcoin/rpc.ts';
 import { walletAddress, type Utxo } from '../../../src/chains/bitcoin/wallet-tx.ts';
 import type { LitecoinNode } from '../../../src/devnet/litecoind.ts';
-import { litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
+import { satoshis } from '../../../src/chains/bitcoin/chain-data.ts';
+import { fundAddress, litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
 
 const NETWORK = 'litecoin_regtest';
 const TIMELOCK = 6n;
@@ -48,21 +49,7 @@ function newHtlc() {
   return { initiator, redeemer, secret, terms, address: htlcAddress(terms, NETWORK) };
 }
 
-const coins = (sats: bigint) => `${sats / 100_000_000n}.${(sats % 100_000_000n).toString().padStart(8, '0')}`;
-const sats = (amount: number) => BigInt(Math.round(amount * 1e8));
 
-/** Pays `value` from the node's wallet to `address` (unconfirmed); the new output. */
-async function fund(node: LitecoinNode, address: string, value: bigint): Promise<Utxo> {
-  const txid = await node.rpc.call<string>('sendtoaddress', [address, coins(value)]);
-  const tx = await node.rpc.call<{ vout: Array<{ n: number; value: number; scriptPubKey: { addresses?: string[]; address?: string } }> }>(
-    'getrawtransaction',
-    [txid, true],
-  );
-  const out = tx.vout.find((o) => o.scriptPubKey.address === address || o.scriptPubKey.addresses?.includes(address));
-  assert.ok(out, 'funding output not found');
-  assert.equal(sats(out.value), value);
-  return { txid, vout: out.n, value };
-}
 
 /** The node's answer to a rejected transaction, e.g. "non-BIP68-final (code 64)". */
 async function rejection(node: LitecoinNode, txHex: string): Promise<string> {
@@ -85,7 +72,7 @@ function rewitness(txHex: string, idx: number, change: (witness: Uint8Array[]) =
 }
 
 async function received(node: LitecoinNode, address: string): Promise<bigint> {
-  return sats(await node.rpc.call<number>('getreceivedbyaddress', [address, 1]));
+  return satoshis(await node.rpc.call<number>('getreceivedbyaddress', [address, 1]));
 }
 
 async function isUnspent(node: LitecoinNode, utxo: Utxo): Promise<boolean> {
@@ -94,7 +81,7 @@ async function isUnspent(node: LitecoinNode, utxo: Utxo): Promise<boolean> {
 
 async function mempoolEntry(node: LitecoinNode, txid: string): Promise<{ vsize: number; fee: bigint }> {
   const entry = await node.rpc.call<{ vsize: number; fees: { base: number } }>('getmempoolentry', [txid]);
-  return { vsize: entry.vsize, fee: sats(entry.fees.base) };
+  return { vsize: entry.vsize, fee: satoshis(entry.fees.base) };
 }
 
 test('HTLC spends on a Litecoin regtest node', async (t) => {
@@ -105,7 +92,7 @@ test('HTLC spends on a Litecoin regtest node', async (t) => {
 
     await t.test('redeem with the right secret is accepted and pays the HTLC value minus rate × vsize', async () => {
       const h = newHtlc();
-      const utxo = await fund(node, h.address, 1_000_000n);
+      const utxo = await fundAddress(node, h.address, 1_000_000n);
       await node.mine(1);
       const to = await payoutAddress();
       const feeRate = await node.rpc.feeRate();
@@ -126,7 +113,7 @@ test('HTLC spends on a Litecoin regtest node', async (t) => {
 
     await t.test('a wrong or 31-byte secret is refused by the builder, and a wrong-secret witness by the node', async () => {
       const h = newHtlc();
-      const utxo = await fund(node, h.address, 500_000n);
+      const utxo = await fundAddress(node, h.address, 500_000n);
       await node.mine(1);
       const to = await payoutAddress();
       const base = { terms: h.terms, network: NETWORK, utxos: [utxo], feeRate: 2n, to, redeemerKey: h.redeemer.key };
@@ -150,7 +137,7 @@ test('HTLC spends on a Litecoin regtest node', async (t) => {
 
     await t.test('refund is non-BIP68-final before the CSV timelock and accepted once it has passed', async () => {
       const h = newHtlc();
-      const utxo = await fund(node, h.address, 800_000n);
+      const utxo = await fundAddress(node, h.address, 800_000n);
       await node.mine(1);
       const fundedAt = await node.rpc.getBlockCount();
       const to = await payoutAddress();
@@ -179,9 +166,9 @@ test('HTLC spends on a Litecoin regtest node', async (t) => {
 
     await t.test('an HTLC funded by two UTXOs is redeemed in one transaction, and another refunded in one', async () => {
       const r = newHtlc();
-      const rUtxos = [await fund(node, r.address, 300_000n), await fund(node, r.address, 450_000n)];
+      const rUtxos = [await fundAddress(node, r.address, 300_000n), await fundAddress(node, r.address, 450_000n)];
       const f = newHtlc();
-      const fUtxos = [await fund(node, f.address, 200_000n), await fund(node, f.address, 250_000n)];
+      const fUtxos = [await fundAddress(node, f.address, 200_000n), await fundAddress(node, f.address, 250_000n)];
       await node.mine(1);
 
       const redeemTo = await payoutAddress();
@@ -208,7 +195,7 @@ test('HTLC spends on a Litecoin regtest node', async (t) => {
 
     await t.test('instant refund needs both SACP signatures in the right order', async () => {
       const h = newHtlc();
-      const utxos = [await fund(node, h.address, 600_000n), await fund(node, h.address, 400_000n)];
+      const utxos = [await fundAddress(node, h.address, 600_000n), await fundAddress(node, h.address, 400_000n)];
       await node.mine(1);
       const to = await payoutAddress();
       const base: HtlcSpendBase = { terms: h.terms, network: NETWORK, utxos, to };
@@ -272,9 +259,9 @@ test('HTLC spends on a Litecoin regtest node', async (t) => {
 
     await t.test('instant refund with an appended fee input and change pays the rate and the owner the full value', async () => {
       const h = newHtlc();
-      const utxos = [await fund(node, h.address, 700_000n), await fund(node, h.address, 300_000n)];
+      const utxos = [await fundAddress(node, h.address, 700_000n), await fundAddress(node, h.address, 300_000n)];
       const feeKey = schnorr.utils.randomSecretKey();
-      const feeUtxo = await fund(node, walletAddress(feeKey, NETWORK), 100_000n);
+      const feeUtxo = await fundAddress(node, walletAddress(feeKey, NETWORK), 100_000n);
       await node.mine(1);
       const to = await payoutAddress();
       const changeAddress = walletAddress(feeKey, NETWORK);
@@ -326,17 +313,17 @@ test('HTLC spends on a Litecoin regtest node', async (t) => {
       assert.equal(await received(node, to), 1_000_000n);
       const change = await node.rpc.call<{ value: number; scriptPubKey: { hex: string } } | null>('gettxout', [paid.txid, 2]);
       assert.ok(change);
-      assert.equal(sats(change.value), 100_000n - entry.fee);
+      assert.equal(satoshis(change.value), 100_000n - entry.fee);
       for (const u of [...utxos, feeUtxo]) assert.equal(await isUnspent(node, u), false);
     });
 
     await t.test('instant refund fee input: a change that would be dust goes to the fee', async () => {
       const h = newHtlc();
-      const utxos = [await fund(node, h.address, 400_000n)];
+      const utxos = [await fundAddress(node, h.address, 400_000n)];
       const feeKey = schnorr.utils.randomSecretKey();
       // A P2TR change output would add 43 vB: at 15 sat/vB about 2,100 sats would be left for it,
       // under Litecoin's 3,300 sats P2TR dust limit (though far above Bitcoin's 330).
-      const feeUtxo = await fund(node, walletAddress(feeKey, NETWORK), 6_000n);
+      const feeUtxo = await fundAddress(node, walletAddress(feeKey, NETWORK), 6_000n);
       await node.mine(1);
       const to = await payoutAddress();
       const base: HtlcSpendBase = { terms: h.terms, network: NETWORK, utxos, to };

@@ -17,28 +17,16 @@ import {
   type Utxo,
 } from '../../../src/chains/bitcoin/wallet-tx.ts';
 import type { LitecoinNode } from '../../../src/devnet/litecoind.ts';
-import { litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
+import { satoshis } from '../../../src/chains/bitcoin/chain-data.ts';
+import { fundAddress, litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
 
 const NETWORK = 'litecoin_regtest';
 
-const coins = (sats: bigint) => `${sats / 100_000_000n}.${(sats % 100_000_000n).toString().padStart(8, '0')}`;
-const sats = (amount: number) => BigInt(Math.round(amount * 1e8));
 
-async function fund(node: LitecoinNode, address: string, value: bigint): Promise<Utxo> {
-  const txid = await node.rpc.call<string>('sendtoaddress', [address, coins(value)]);
-  const tx = await node.rpc.call<{ vout: Array<{ n: number; value: number; scriptPubKey: { addresses?: string[]; address?: string } }> }>(
-    'getrawtransaction',
-    [txid, true],
-  );
-  const out = tx.vout.find((o) => o.scriptPubKey.address === address || o.scriptPubKey.addresses?.includes(address));
-  assert.ok(out, 'funding output not found');
-  assert.equal(sats(out.value), value);
-  return { txid, vout: out.n, value };
-}
 
 async function mempoolEntry(node: LitecoinNode, txid: string): Promise<{ vsize: number; fee: bigint }> {
   const entry = await node.rpc.call<{ vsize: number; fees: { base: number } }>('getmempoolentry', [txid]);
-  return { vsize: entry.vsize, fee: sats(entry.fees.base) };
+  return { vsize: entry.vsize, fee: satoshis(entry.fees.base) };
 }
 
 test('dust thresholds follow each node family: Litecoin Core ten times Bitcoin Core', () => {
@@ -66,7 +54,7 @@ test('wallet transactions on a Litecoin regtest node', async (t) => {
 
     await t.test('the node refuses a P2TR output one sat under dustThreshold and takes one at it', async () => {
       const key = schnorr.utils.randomSecretKey();
-      const utxo = await fund(node, walletAddress(key, NETWORK), 100_000n);
+      const utxo = await fundAddress(node, walletAddress(key, NETWORK), 100_000n);
       const p2tr = walletPayment(schnorr.utils.randomSecretKey(), NETWORK).script;
       const limit = dustThreshold(p2tr, NETWORK);
       const back = addressScript(walletAddress(key, NETWORK), NETWORK);
@@ -89,7 +77,7 @@ test('wallet transactions on a Litecoin regtest node', async (t) => {
     await t.test('pays exactly the target, selects largest first, returns the change and pays rate × vsize', async () => {
       const key = schnorr.utils.randomSecretKey();
       const own = walletAddress(key, NETWORK);
-      const utxos = [await fund(node, own, 200_000n), await fund(node, own, 500_000n), await fund(node, own, 300_000n)];
+      const utxos = [await fundAddress(node, own, 200_000n), await fundAddress(node, own, 500_000n), await fundAddress(node, own, 300_000n)];
       await node.mine(1);
       const to = await nodeAddress();
       const feeRate = 4n;
@@ -106,10 +94,10 @@ test('wallet transactions on a Litecoin regtest node', async (t) => {
       assert.equal(entry.fee, tx.fee);
       assert.equal(entry.fee, feeRate * BigInt(entry.vsize));
       await node.mine(1);
-      assert.equal(sats(await node.rpc.call<number>('getreceivedbyaddress', [to, 1])), 600_000n);
+      assert.equal(satoshis(await node.rpc.call<number>('getreceivedbyaddress', [to, 1])), 600_000n);
       const change = await node.rpc.call<{ value: number; confirmations: number } | null>('gettxout', [tx.txid, 1]);
       assert.ok(change);
-      assert.equal(sats(change.value), tx.change?.value);
+      assert.equal(satoshis(change.value), tx.change?.value);
       assert.equal(change.confirmations, 1);
 
       // The change and the unused UTXO are spendable by the same key.
@@ -128,7 +116,7 @@ test('wallet transactions on a Litecoin regtest node', async (t) => {
     await t.test('change under the dust limit is left to the fee', async () => {
       const key = schnorr.utils.randomSecretKey();
       const own = walletAddress(key, NETWORK);
-      const utxo = await fund(node, own, 100_000n);
+      const utxo = await fundAddress(node, own, 100_000n);
       await node.mine(1);
       const to = await nodeAddress();
       // 2,000 sats over the amount: enough for the fee, not for a non-dust (3,300 sats) P2TR change.
