@@ -28,14 +28,17 @@ export interface OnChainHtlcOrder {
 
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
-/** `orders(orderID)` of an HTLC or NativeHTLC, read at `blockNumber` (default latest). */
-export async function readHtlcOrder(client: PublicClient, htlc: Address, orderId: Hex, blockNumber?: bigint): Promise<OnChainHtlcOrder> {
+/**
+ * `orders(orderID)` of an HTLC or NativeHTLC, read at a block (default latest), or over the node's
+ * pending state: what the transactions it holds unmined will have done.
+ */
+export async function readHtlcOrder(client: PublicClient, htlc: Address, orderId: Hex, at?: bigint | 'pending'): Promise<OnChainHtlcOrder> {
   const [initiator, redeemer, initiatedAt, timelock, amount, fulfilledAt] = await client.readContract({
     address: htlc,
     abi: htlcAbi,
     functionName: 'orders',
     args: [orderId],
-    ...(blockNumber !== undefined ? { blockNumber } : {}),
+    ...(at === 'pending' ? { blockTag: 'pending' as const } : at !== undefined ? { blockNumber: at } : {}),
   });
   return { initiator, redeemer, initiatedAt, timelock, amount, fulfilledAt };
 }

@@ -55,9 +55,10 @@ export class EvmSolverChain implements SolverChain {
     this.wallet = createWalletClient({ account, chain: viemChain, transport, cacheTime: 0 });
   }
 
+  /** Funded on chain, or by a transaction the node holds unmined (a pass that died waiting for its receipt). */
   async destinationFunded(order: OrderRecord): Promise<boolean> {
     const dst = this.side(order.destination);
-    return (await readHtlcOrder(this.client, dst.htlc, dst.orderId)).initiator !== ZERO_ADDRESS;
+    return (await readHtlcOrder(this.client, dst.htlc, dst.orderId, 'pending')).initiator !== ZERO_ADDRESS;
   }
 
   async checkSource(order: OrderRecord): Promise<SourceCheck> {
@@ -122,7 +123,8 @@ export class EvmSolverChain implements SolverChain {
 
   async redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean> {
     const htlc = this.side(order[side]);
-    const onChain = await readHtlcOrder(this.client, htlc.htlc, htlc.orderId);
+    // Pending state: a redeem sent by a pass that died waiting for its receipt is not sent again.
+    const onChain = await readHtlcOrder(this.client, htlc.htlc, htlc.orderId, 'pending');
     if (onChain.initiator === ZERO_ADDRESS || onChain.fulfilledAt !== 0n) return false;
     await this.send(() =>
       this.wallet.writeContract({
@@ -139,7 +141,7 @@ export class EvmSolverChain implements SolverChain {
 
   async refundDestination(order: OrderRecord): Promise<boolean> {
     const dst = this.side(order.destination);
-    const onChain = await readHtlcOrder(this.client, dst.htlc, dst.orderId);
+    const onChain = await readHtlcOrder(this.client, dst.htlc, dst.orderId, 'pending');
     if (onChain.initiator === ZERO_ADDRESS || onChain.fulfilledAt !== 0n) return false;
     if (!isAddressEqual(onChain.initiator, this.address)) return false;
     // The refund lands in the next block at the earliest, which must be above initiatedAt + timelock.

@@ -1,7 +1,9 @@
 // The solver's crash points, its own refunds, fee accrual and the rule-5 race, on real anvil chains.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { getAddress } from 'viem';
+import { erc20Abi, getAddress } from 'viem';
+import { htlcInitiateAbi } from '../../src/chains/evm/htlc-abi.ts';
+import { devAccount } from '../../src/devnet/evm-devnet.ts';
 import { mayCoSignInstantRefund } from '../../src/relayer/instant-refund-gate.ts';
 import { claimFunding, destinationFundingAt } from '../../src/solver/solver-store.ts';
 import { insertOrder } from '../../src/store/orders.ts';
@@ -36,6 +38,41 @@ describeEachStore('Solver on EVM chains', (kind) => {
   after(() => w.close());
 
   const nonce = (chain: LocalChain) => chain.client.getTransactionCount({ address: solverAddress });
+
+  test('a destination initiate still unmined (its pass died waiting for the receipt) is not sent again', async () => {
+    const o = await client.createOrder(true);
+    await client.initiate(o);
+    for (const watcher of Object.values(w.watchers)) await watcher.poll();
+    const d = o.order.destination_swap;
+    const solver = devAccount('solver');
+    const { wbtc, wbtcHtlc } = arb.deployment.contracts;
+    await arb.node.rpc('evm_setAutomine', [false]);
+    try {
+      // What the dead pass had sent: the approval and the initiate, both still in the mempool.
+      await arb.wallet(solver).writeContract({ account: solver, chain: undefined, address: wbtc, abi: erc20Abi, functionName: 'approve', args: [wbtcHtlc, DEST_AMOUNT] });
+      await arb.wallet(solver).writeContract({
+        account: solver,
+        chain: undefined,
+        address: wbtcHtlc,
+        abi: htlcInitiateAbi,
+        functionName: 'initiate',
+        args: [getAddress(d.redeemer), BigInt(d.timelock), DEST_AMOUNT, `0x${d.secret_hash}`],
+      });
+      const pending = await arb.client.getTransactionCount({ address: solverAddress, blockTag: 'pending' });
+      const pass = await Promise.race([w.solver.tick(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the pass sent a transaction and waited for it')), 10_000))]);
+      assert.ok(!pass.funded.includes(o.id));
+      assert.equal(await arb.client.getTransactionCount({ address: solverAddress, blockTag: 'pending' }), pending, 'nothing more was sent');
+    } finally {
+      await arb.node.rpc('evm_setAutomine', [true]);
+    }
+    await arb.node.rpc('evm_mine', []);
+    assert.equal((await htlcOrder(arb, d.swap_id)).amount, DEST_AMOUNT, 'funded once, by the first initiate');
+    await w.step();
+    assert.equal((await w.patchRelayed(o.id, 'redeem', 'arbitrum_localnet', { secret: o.secret.slice(2) })).status, 202);
+    await w.step();
+    await w.step();
+    assert.equal((await client.read(o.id)).status, 'completed');
+  });
 
   test('crash points: intent recorded but nothing sent funds once; a sent funding or source redeem the watcher has not seen is not sent again', async () => {
     const o = await client.createOrder(true);
