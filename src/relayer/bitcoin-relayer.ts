@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { BitcoinRpcError, type BitcoinRpc } from '../chains/bitcoin/rpc.ts';
+import { BitcoinRpcError, RPC_ERRORS, type BitcoinRpc } from '../chains/bitcoin/rpc.ts';
 import type { Outpoint } from '../chains/bitcoin/wallet-tx.ts';
 import type { Db } from '../store/database.ts';
-import { claimJobs, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
+import { claimJobs, deferJob, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
 import { confirmJob, failJob } from './signed-txs.ts';
 import type { RelayerLog } from './evm-relayer.ts';
 
@@ -85,6 +85,11 @@ const ALREADY_KNOWN = /already in (the )?block ?chain|txn-already-in-mempool|txn
 /** Answers that mean it cannot be mined now but may later (a timelock that has not run out). */
 const NOT_YET = /non-BIP68-final|non-final/i;
 
+/** Whether the node judged the transaction itself (invalid, or in conflict), rather than being out of reach or early. */
+function refusedByNode(err: unknown): boolean {
+  return err instanceof BitcoinRpcError && err.code !== 401 && !NOT_YET.test(err.message) && err.code !== RPC_ERRORS.inWarmup;
+}
+
 /** Sends a signed transaction; one the node already has (in its mempool or chain) is not an error. */
 export async function broadcastBitcoinTx(rpc: BitcoinRpc, rawTx: string): Promise<void> {
   try {
@@ -92,7 +97,6 @@ export async function broadcastBitcoinTx(rpc: BitcoinRpc, rawTx: string): Promis
   } catch (err) {
     const message = err instanceof BitcoinRpcError ? err.message : '';
     if (ALREADY_KNOWN.test(message)) return;
-    if (NOT_YET.test(message)) throw new Error(`not final yet: ${message}`, { cause: err });
     throw err;
   }
 }
@@ -132,7 +136,10 @@ export class BitcoinRelayer {
         await this.handle(job);
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
-        await markAttemptFailed(db, job.id, { worker, error, retryMs: this.retryMs });
+        // Only a node's verdict on the transaction uses up an attempt; a node out of reach or one that
+        // says "not final yet" does not, so a signed transaction is never given up for those.
+        if (refusedByNode(err)) await markAttemptFailed(db, job.id, { worker, error, retryMs: this.retryMs });
+        else await deferJob(db, job.id, { worker, error, retryMs: this.retryMs });
         this.options.log?.warn({ job: job.idempotencyKey, error }, 'bitcoin broadcast attempt failed');
       }
     }

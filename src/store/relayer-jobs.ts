@@ -108,7 +108,8 @@ export async function claimJobs(
   const rows = await sql<JobRow>`
     update relayer_jobs set
       status = 'running',
-      attempts = attempts + 1,
+      -- Coming back to check a submitted transaction is not a new attempt.
+      attempts = attempts + case when status = 'submitted' then 0 else 1 end,
       locked_by = ${input.worker},
       locked_until = now() + ${`${input.leaseMs} milliseconds`}::interval,
       updated_at = now()
@@ -182,6 +183,18 @@ export async function markAttemptFailed(
     .returning('status')
     .executeTakeFirst();
   return row?.status ?? 'failed';
+}
+
+/**
+ * Gives a job back to the queue without using up an attempt: the attempt could not be made (the
+ * chain's node was unreachable), which says nothing about the job itself.
+ */
+export async function deferJob(db: Db, id: string, input: { worker: string; error: string; retryMs: number }): Promise<void> {
+  await sql`
+    update relayer_jobs set status = 'queued', attempts = greatest(attempts - 1, 0), last_error = ${input.error.slice(0, 2000)},
+      locked_by = null, locked_until = null, run_after = now() + ${`${input.retryMs} milliseconds`}::interval, updated_at = now()
+    where id = ${id} and locked_by = ${input.worker}
+  `.execute(db);
 }
 
 export async function findJob(db: Db, idempotencyKey: string): Promise<RelayerJob | undefined> {

@@ -1,0 +1,79 @@
+// The Bitcoin-family broadcast queue against a real litecoind: a node out of reach never uses up a
+// job's attempts, rechecks of a submitted job are not attempts, and only the node's refusal fails one.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { BitcoinRpc } from '../../src/chains/bitcoin/rpc.ts';
+import { freePort } from '../../src/devnet/anvil.ts';
+import type { LitecoinNode } from '../../src/devnet/litecoind.ts';
+import { BitcoinRelayer, enqueueBitcoinTx } from '../../src/relayer/bitcoin-relayer.ts';
+import type { Store } from '../../src/store/database.ts';
+import { findJob } from '../../src/store/relayer-jobs.ts';
+import { randomHex32, seedBasics } from '../helpers/fixtures.ts';
+import { litecoinNodeForSuite } from '../helpers/litecoin.ts';
+import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+
+const CHAIN = 'litecoin_localnet';
+let node: LitecoinNode | undefined;
+
+before(async () => {
+  node = await litecoinNodeForSuite();
+});
+after(() => node?.stop());
+
+/** A transaction of the node's wallet, signed and not broadcast: its hex, txid and inputs. */
+async function signedWalletTx(n: LitecoinNode) {
+  const [coin] = await n.rpc.call<Array<{ txid: string; vout: number; amount: number }>>('listunspent', [1]);
+  assert.ok(coin, 'the node wallet has a mature coin');
+  const to = await n.rpc.call<string>('getnewaddress', ['', 'bech32']);
+  const unsigned = await n.rpc.call<string>('createrawtransaction', [[{ txid: coin.txid, vout: coin.vout }], { [to]: Number((coin.amount - 0.001).toFixed(8)) }]);
+  const { hex } = await n.rpc.call<{ hex: string }>('signrawtransactionwithwallet', [unsigned]);
+  const { txid } = await n.rpc.call<{ txid: string }>('decoderawtransaction', [hex]);
+  return { hex, txid, inputs: [{ txid: coin.txid, vout: coin.vout }] };
+}
+
+describeEachStore('Bitcoin-family broadcast queue', (kind) => {
+  let store: Store;
+  before(async () => {
+    store = await openTestStore(kind);
+    await seedBasics(store.db);
+  });
+  after(() => store.close());
+
+  test('a node out of reach leaves the job queued with its attempts intact; then it is sent, and rechecks are not attempts', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const tx = await signedWalletTx(node);
+    const key = `test:${randomHex32()}:fund`;
+    await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'fund', idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs: tx.inputs });
+
+    const unreachable = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: new BitcoinRpc({ url: `http://127.0.0.1:${await freePort()}` }), worker: 'w', retryMs: 0, recheckMs: 0 });
+    for (let i = 0; i < 15; i++) await unreachable.tick();
+    const waiting = (await findJob(store.db, key))!;
+    assert.equal(waiting.status, 'queued', 'more failed tries than max_attempts, and still queued');
+    assert.equal(waiting.attempts, 0);
+    assert.match(waiting.lastError, /fetch failed|ECONNREFUSED/);
+    assert.ok(!(await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid));
+
+    const relayer = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0 });
+    await relayer.tick();
+    assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), 'broadcast');
+    for (let i = 0; i < 15; i++) await relayer.tick();
+    const sent = (await findJob(store.db, key))!;
+    assert.equal(sent.status, 'submitted');
+    assert.equal(sent.txHash, tx.txid);
+    assert.equal(sent.attempts, 1, 'fifteen rechecks of the submitted transaction are not attempts');
+  });
+
+  test("the node's refusal uses up attempts: a transaction spending nothing that exists fails for good", async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    // A transaction whose input is an outpoint that does not exist.
+    const bogusInput = { txid: randomHex32(), vout: 0 };
+    const raw = await node.rpc.call<string>('createrawtransaction', [[bogusInput], { [await node.rpc.call<string>('getnewaddress', ['', 'bech32'])]: 1 }]);
+    const key = `test:${randomHex32()}:fund`;
+    await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'fund', idempotencyKey: key, rawTx: raw, txid: randomHex32(), inputs: [bogusInput] });
+    const relayer = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0 });
+    for (let i = 0; i < 12; i++) await relayer.tick();
+    const job = (await findJob(store.db, key))!;
+    assert.equal(job.status, 'failed');
+    assert.match(job.lastError, /missing|inputs|bad-txns/i);
+  });
+});
