@@ -14,7 +14,7 @@ import {
 } from '../chains/bitcoin/htlc-spend.ts';
 import type { BitcoinRpc } from '../chains/bitcoin/rpc.ts';
 import { clientAddress, swapScriptTerms } from '../chains/bitcoin/swap-terms.ts';
-import { walletAddress, type SignedTx, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
+import { addressScript, dustThreshold, walletAddress, type SignedTx, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
 import type { Chain, Registry } from '../chains/registry.ts';
 import { AppError, conflict, invalid } from '../errors.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
@@ -77,7 +77,7 @@ export class BitcoinActions {
   /** What GET /v2/orders/{id}/instant-refund-hash serves: one hex sighash per unspent source HTLC output, oldest first. */
   async instantRefundHashes(order: OrderRecord): Promise<string[]> {
     const source = this.htlcSide(order, 'source');
-    const utxos = await this.unspentSource(order, source);
+    const utxos = this.aboveDust(order, source, await this.unspentSource(order, source));
     if (!(await instantRefundOpen(this.db, order.id))) throw noInstantRefund(order.id);
     return instantRefundSighashes(this.skeleton(source, utxos));
   }
@@ -167,7 +167,7 @@ export class BitcoinActions {
     const existing = await this.existingJob(order.id, 'instant-refund');
     if (existing) return existing;
     const source = this.htlcSide(order, 'source');
-    const utxos = await this.unspentSource(order, source);
+    const utxos = this.aboveDust(order, source, await this.unspentSource(order, source));
     if (!(await instantRefundOpen(this.db, order.id))) throw noInstantRefund(order.id);
     const skeleton = this.skeleton(source, utxos);
     const hashes = instantRefundSighashes(skeleton);
@@ -279,6 +279,18 @@ export class BitcoinActions {
     const unspent = all.filter((u) => u.spentTxid === null);
     if (unspent.length === 0) throw conflict(`order ${order.id}: the source HTLC is already spent (redeemed or refunded)`);
     return unspent;
+  }
+
+  /**
+   * The outputs an instant refund can pay back one for one: each pays its full value to the client,
+   * so an output below the payout's dust limit (anyone can send one to the HTLC address) is left out,
+   * or nobody could cancel the swap. It stays refundable through the refund leaf.
+   */
+  private aboveDust(order: OrderRecord, side: HtlcSide, utxos: UtxoRecord[]): UtxoRecord[] {
+    const dust = dustThreshold(addressScript(clientAddress(side.swap, side.side), side.chain.network), side.chain.network);
+    const kept = utxos.filter((u) => u.value >= dust);
+    if (kept.length === 0) throw conflict(`order ${order.id}: every unspent output of the source HTLC is below the dust limit of ${dust}`);
+    return kept;
   }
 
   /** The side's chain and HTLC terms; the terms must give the stored HTLC address. */

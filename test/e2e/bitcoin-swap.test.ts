@@ -306,6 +306,39 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     assert.ok(solverLtc - (await ltcBalance(btcSolver.wallet)) < 100_000n, 'only a fee');
   });
 
+  test('instant refund leaves out an output below the payout dust limit, which anyone could add to block it', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const amount = LTC;
+    // A legacy payout address: its dust limit (5,460 litoshis) is above a taproot output's (3,300).
+    const payout = await node.rpc.call<string>('getnewaddress', ['', 'legacy']);
+    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await create(
+      { asset: 'litecoin_localnet:ltc', owner: payout, amount, delegate: userXOnly },
+      { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount },
+    );
+    await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
+    await node.rpc.call('sendtoaddress', [o.created.to, toCoins(4_000n)]);
+    await node.mine(1);
+    await catchUp();
+    const hashes = await w.api.inject({ url: `/v2/orders/${o.id}/instant-refund-hash`, headers: { 'service-app-id': w.key } });
+    assert.equal(hashes.statusCode, 200, hashes.body);
+    const sighashes = hashes.json<{ result: string[] }>().result;
+    assert.equal(sighashes.length, 1, 'one hash: the 4,000-litoshi output is left out');
+    const res = await w.api.inject({
+      method: 'PATCH',
+      url: `/v2/orders/${o.id}?action=instant-refund`,
+      headers: { 'service-app-id': w.key },
+      payload: { signatures: signInstantRefundSighashes(sighashes, userKey) },
+    });
+    assert.equal(res.statusCode, 202, res.body);
+    await relayer.tick();
+    await node.mine(1);
+    await catchUp();
+    assert.equal((await read(o.id)).status, 'refunded');
+    assert.equal(await ltcBalance(payout), amount, 'the client got the full amount back');
+    assert.equal(await ltcBalance(o.created.to), 4_000n, 'the dust output stays in the HTLC (refundable after the timelock)');
+  });
+
   test('the solver refunds its own LTC destination once its CSV timelock runs out, and the client refunds its WBTC source', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = 100_000n;
