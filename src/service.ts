@@ -19,8 +19,8 @@ import { BitcoinSolverChain } from './solver/bitcoin-chain.ts';
 import { BitcoinWatcher } from './chains/bitcoin/watcher.ts';
 import { bitcoinRpcFor } from './chains/bitcoin/rpc.ts';
 import { BitcoinRelayer } from './relayer/bitcoin-relayer.ts';
-import { schnorr } from '@noble/curves/secp256k1.js';
-import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
+import { hexToBytes } from '@noble/curves/utils.js';
+import { xOnlyPublicKeyOf } from './chains/bitcoin/address.ts';
 import { evmSolverChains } from './solver/evm-chain.ts';
 import { leasedLoop, type LeasedLoop } from './lease-loop.ts';
 import { subscribeNewHeads } from './chains/evm/new-heads.ts';
@@ -69,7 +69,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     );
     const solverAccount = config.keys.solver ? privateKeyToAccount(config.keys.solver) : undefined;
     const solverKey = config.keys.solver ? hexToBytes(config.keys.solver.slice(2)) : undefined;
-    const solverXOnly = solverKey && bytesToHex(schnorr.getPublicKey(solverKey));
+    const solverXOnly = solverKey && xOnlyPublicKeyOf(solverKey);
     const api = await buildApi({
       store,
       registry,

@@ -5,10 +5,10 @@ import { startService, type Service } from '../service.ts';
 import { createApp, findAppByKey } from '../store/apps.ts';
 import { startAnvil } from './anvil.ts';
 import { startLitecoinDevnet, type LitecoinDevnet } from './litecoin-devnet.ts';
-import { schnorr } from '@noble/curves/secp256k1.js';
-import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
+import { hexToBytes } from '@noble/curves/utils.js';
+import { xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
 
-const xOnlyOf = (privateKey: `0x${string}`): string => bytesToHex(schnorr.getPublicKey(hexToBytes(privateKey.slice(2))));
+const xOnlyOf = (privateKey: `0x${string}`): string => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2)));
 import { devnetPath, readDevnetFile, updateDevnetFile } from './devnet-file.ts';
 import { deployLocalnet, devAccount, privateKeyOf, type EvmDeployment } from './evm-devnet.ts';
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { isXOnlyPublicKey } from '../chains/bitcoin/address.ts';
+import { isXOnlyPublicKey, xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
 import { familyHtlc, normalizeParty, usesScriptKeys } from '../chains/families.ts';
 import type { FamilyHtlc, HtlcTerms, SigningOptions } from '../chains/family.ts';
 import type { Asset, Registry } from '../chains/registry.ts';
@@ -127,7 +127,7 @@ export class OrderCreator {
     const needsServiceKey = [source, destination].some((s) => usesScriptKeys(s.asset.chain) && s.delegate === undefined);
     if (needsServiceKey) {
       const privateKey = schnorr.utils.randomSecretKey();
-      serviceKey = { xOnly: Buffer.from(schnorr.getPublicKey(privateKey)).toString('hex'), ciphertext: this.deps.secrets.seal(privateKey) };
+      serviceKey = { xOnly: xOnlyPublicKeyOf(privateKey), ciphertext: this.deps.secrets.seal(privateKey) };
     }
 
     const now = Math.floor((this.deps.now ?? Date.now)() / 1000);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import { sql } from 'kysely';
+import { xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
 import { htlcPayment, type HtlcScriptTerms } from '../chains/bitcoin/htlc.ts';
 import {
   addInstantRefundFee,
@@ -175,7 +175,7 @@ export class BitcoinActions {
 
     const solverKey = this.deps.bitcoinSolverKey?.(source.chain.key);
     if (!solverKey) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${source.chain.key}`);
-    if (xOnly(solverKey) !== source.swap.redeemer.toLowerCase()) {
+    if (xOnlyPublicKeyOf(solverKey) !== source.swap.redeemer.toLowerCase()) {
       throw new AppError('unavailable', `instant-refund: the solver key on ${source.chain.key} is not this order's redeemer`);
     }
     const rpc = this.rpc(source.chain);
@@ -336,7 +336,7 @@ export class BitcoinActions {
       throw new AppError('internal', `order ${order.id}: the service-held key cannot be opened`, { cause: err });
     }
     // On an order with two Bitcoin-family sides, the service may hold the key of the other one only.
-    return xOnly(key) === side.swap.delegate.toLowerCase() ? key : undefined;
+    return xOnlyPublicKeyOf(key) === side.swap.delegate.toLowerCase() ? key : undefined;
   }
 
   private rpc(chain: Chain): BitcoinRpc {
@@ -409,6 +409,5 @@ const noInstantRefund = (orderId: string) =>
 const noFeeUtxo = (chain: Chain, wallet: string) =>
   new AppError('unavailable', `instant-refund: the solver's wallet ${wallet} on ${chain.key} has no mined output free to pay the fee`);
 
-const xOnly = (privateKey: Uint8Array): string => hex.encode(schnorr.getPublicKey(privateKey));
 const sum = (utxos: readonly Utxo[]): bigint => utxos.reduce((total, u) => total + u.value, 0n);
 const maxBlock = (utxos: readonly UtxoRecord[]): bigint => utxos.reduce((m, u) => (u.blockNumber !== null && u.blockNumber > m ? u.blockNumber : m), 0n);

@@ -1,5 +1,6 @@
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
+import { xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
 import { htlcAddress } from '../chains/bitcoin/htlc.ts';
 import { buildRedeemTx, buildRefundTx } from '../chains/bitcoin/htlc-spend.ts';
 import type { BitcoinRpc } from '../chains/bitcoin/rpc.ts';
@@ -33,7 +34,7 @@ export class BitcoinSolverChain implements SolverChain {
     private readonly secrets: SecretBox,
   ) {
     if (chain.family !== 'bitcoin') throw new Error(`${chain.key} is not a Bitcoin-family chain`);
-    this.xOnly = hex.encode(schnorr.getPublicKey(key));
+    this.xOnly = xOnlyPublicKeyOf(key);
     this.wallet = walletAddress(key, chain.network);
   }
 

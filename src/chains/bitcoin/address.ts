@@ -22,6 +22,11 @@ export function normalizeBitcoinAddress(network: string, address: string): strin
 
 const X_ONLY_HEX = /^[0-9a-fA-F]{64}$/;
 
+/** The BIP-340 x-only public key (64 lowercase hex digits) of a 32-byte private key. */
+export function xOnlyPublicKeyOf(privateKey: Uint8Array): string {
+  return Buffer.from(schnorr.getPublicKey(privateKey)).toString('hex');
+}
+
 /** Whether `hex` is a BIP-340 x-only public key: 64 hex digits that are the x of a curve point. */
 export function isXOnlyPublicKey(hex: string): boolean {
   if (typeof hex !== 'string' || !X_ONLY_HEX.test(hex)) return false;

@@ -3,6 +3,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
+import { xOnlyPublicKeyOf } from './address.ts';
 import { htlcPayment, type HtlcScriptTerms } from './htlc.ts';
 import {
   addressScript,
@@ -87,7 +88,7 @@ function sweep(params: HtlcSweepParams, sequence: number | undefined, witness: T
 
 function checkPartyKey(privateKey: Uint8Array, xOnly: string, party: string): void {
   checkPrivateKey(privateKey, party);
-  if (hex.encode(schnorr.getPublicKey(privateKey)) !== xOnly.toLowerCase()) {
+  if (xOnlyPublicKeyOf(privateKey) !== xOnly.toLowerCase()) {
     throw new Error(`HTLC: the ${party} private key does not match the HTLC ${party} public key`);
   }
 }
