@@ -18,6 +18,7 @@ import { addressScript, dustThreshold, walletAddress, type SignedTx, type Utxo }
 import type { Chain, Registry } from '../chains/registry.ts';
 import { AppError, conflict, invalid } from '../errors.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
+import { openServiceKey } from '../orders/service-key.ts';
 import { utxosOf, type UtxoRecord } from '../store/bitcoin-utxos.ts';
 import type { Db } from '../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../store/orders.ts';
@@ -324,19 +325,13 @@ export class BitcoinActions {
 
   /** The service-held key of the client on this side, when the client gave no delegate of its own. */
   private async serviceKey(order: OrderRecord, side: HtlcSide): Promise<Uint8Array | undefined> {
-    const { rows } = await sql<{ sealed: Uint8Array | null }>`select delegate_key_ciphertext as sealed from orders where id = ${order.id}`.execute(this.db);
-    const sealed = rows[0]?.sealed;
-    if (!sealed) return undefined;
     const secrets = this.deps.secrets;
     if (!secrets) throw new AppError('unavailable', 'the service-held keys cannot be opened: no secret box is configured');
-    let key: Uint8Array;
     try {
-      key = secrets.open(sealed);
+      return await openServiceKey(this.db, secrets, order.id, side.swap);
     } catch (err) {
       throw new AppError('internal', `order ${order.id}: the service-held key cannot be opened`, { cause: err });
     }
-    // On an order with two Bitcoin-family sides, the service may hold the key of the other one only.
-    return xOnlyPublicKeyOf(key) === side.swap.delegate.toLowerCase() ? key : undefined;
   }
 
   private rpc(chain: Chain): BitcoinRpc {

@@ -1,5 +1,3 @@
-import { schnorr } from '@noble/curves/secp256k1.js';
-import { hex } from '@scure/base';
 import { xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
 import { htlcAddress } from '../chains/bitcoin/htlc.ts';
 import { buildRedeemTx, buildRefundTx } from '../chains/bitcoin/htlc-spend.ts';
@@ -8,11 +6,11 @@ import { clientAddress, swapScriptTerms } from '../chains/bitcoin/swap-terms.ts'
 import { buildWalletTx, walletAddress, type Outpoint, type SignedTx, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
 import type { Chain } from '../chains/registry.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
+import { openServiceKey } from '../orders/service-key.ts';
 import { bitcoinJobTx, broadcastBitcoinTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../relayer/bitcoin-relayer.ts';
 import { utxosOf } from '../store/bitcoin-utxos.ts';
 import type { Db } from '../store/database.ts';
 import type { OrderRecord } from '../store/orders.ts';
-import { delegateKeyCiphertext } from './solver-store.ts';
 import type { SolverChain, SourceCheck } from './solver.ts';
 
 /**
@@ -146,11 +144,8 @@ export class BitcoinSolverChain implements SolverChain {
     return (await utxosOf(this.db, this.chain.key, address, { unspent: true })).map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
   }
 
-  /** The per-order key the service holds for a client that gave no delegate key: the one a side's script names. */
-  private async serviceKey(order: OrderRecord, side: 'source' | 'destination'): Promise<Uint8Array | undefined> {
-    const sealed = await delegateKeyCiphertext(this.db, order.id);
-    const key = sealed ? this.secrets.open(sealed) : undefined;
-    return key && hex.encode(schnorr.getPublicKey(key)) === order[side].delegate ? key : undefined;
+  private serviceKey(order: OrderRecord, side: 'source' | 'destination'): Promise<Uint8Array | undefined> {
+    return openServiceKey(this.db, this.secrets, order.id, order[side]);
   }
 
   /** Rebroadcasts the job's transaction when one was written (a job the node refuses stays with the relayer). */

@@ -110,9 +110,3 @@ export async function secretCiphertext(db: Db, orderId: string): Promise<Uint8Ar
   const { rows } = await sql<{ sealed: Uint8Array | null }>`select secret_ciphertext as sealed from orders where id = ${orderId}`.execute(db);
   return rows[0]?.sealed ?? null;
 }
-
-/** The sealed per-order Bitcoin key the service holds for a client that gave no delegate key. */
-export async function delegateKeyCiphertext(db: Db, orderId: string): Promise<Uint8Array | null> {
-  const { rows } = await sql<{ sealed: Uint8Array | null }>`select delegate_key_ciphertext as sealed from orders where id = ${orderId}`.execute(db);
-  return rows[0]?.sealed ?? null;
-}

@@ -285,3 +285,9 @@ export async function findOrderByNonce(db: Db, appId: string, nonce: string): Pr
   const row = await db.selectFrom('orders').select('id').where('app_id', '=', appId).where('nonce', '=', nonce).executeTakeFirst();
   return row && findOrder(db, row.id);
 }
+
+/** The sealed per-order Bitcoin-family key the service holds for a client that gave no delegate key. */
+export async function delegateKeyCiphertext(db: Db, orderId: string): Promise<Uint8Array | null> {
+  const row = await db.selectFrom('orders').select('delegate_key_ciphertext').where('id', '=', orderId).executeTakeFirst();
+  return row?.delegate_key_ciphertext ?? null;
+}
