@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { BitcoinRpcError, RPC_ERRORS, type BitcoinRpc } from '../chains/bitcoin/rpc.ts';
 import type { Outpoint } from '../chains/bitcoin/wallet-tx.ts';
 import type { Db } from '../store/database.ts';
+import { spendsOf } from '../store/bitcoin-utxos.ts';
 import { claimJobs, deferJob, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
 import { confirmJob, failJob } from './signed-txs.ts';
 import type { RelayerLog } from './evm-relayer.ts';
@@ -162,15 +163,9 @@ export class BitcoinRelayer {
   /** Whether the watcher saw the job's inputs spent in a block: by this transaction, or by another. */
   private async settlement(payload: BitcoinPayload): Promise<'mined' | 'conflicted' | 'open'> {
     if (payload.inputs.length === 0) return 'open';
-    const { rows } = await sql<{ spent_txid: string | null; spent_block_number: string | null }>`
-      select u.spent_txid, u.spent_block_number
-      from bitcoin_utxos u
-      join jsonb_to_recordset(${JSON.stringify(payload.inputs)}::jsonb) as i(txid text, vout int)
-        on u.txid = i.txid and u.vout = i.vout
-      where u.chain = ${this.options.chain}
-    `.execute(this.options.db);
-    if (rows.some((r) => r.spent_block_number !== null && r.spent_txid !== payload.txid)) return 'conflicted';
-    if (rows.length > 0 && rows.some((r) => r.spent_txid === payload.txid && r.spent_block_number !== null)) return 'mined';
+    const rows = await spendsOf(this.options.db, this.options.chain, payload.inputs);
+    if (rows.some((r) => r.spentBlockNumber !== null && r.spentTxid !== payload.txid)) return 'conflicted';
+    if (rows.some((r) => r.spentTxid === payload.txid && r.spentBlockNumber !== null)) return 'mined';
     return 'open';
   }
 }

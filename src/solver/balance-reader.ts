@@ -5,16 +5,7 @@ import type { Db } from '../store/database.ts';
 import { setSolverBalance } from '../store/solvers.ts';
 import { hexToBytes } from '@noble/curves/utils.js';
 import { keyPathAddress } from '../chains/bitcoin/wallet-tx.ts';
-import { sql } from 'kysely';
-
-/** The sum of an address's recorded outputs that are mined and unspent. */
-async function confirmedBalance(db: Db, chain: string, address: string): Promise<bigint> {
-  const { rows } = await sql<{ total: string | null }>`
-    select sum(value)::text as total from bitcoin_utxos
-    where chain = ${chain} and address = ${address} and block_number is not null and spent_txid is null
-  `.execute(db);
-  return BigInt(rows[0]?.total ?? '0');
-}
+import { confirmedBalance } from '../store/bitcoin-utxos.ts';
 
 /**
  * Reads the solvers' on-chain balances of every active asset on the chains that have an RPC

@@ -267,3 +267,27 @@ export async function utxosOf(db: Db, chain: string, address: string, options: {
     spentBlockNumber: big(r.spent_block_number),
   }));
 }
+
+/** The sum of an address's recorded outputs that are mined and unspent (a wallet's confirmed balance). */
+export async function confirmedBalance(db: Db, chain: string, address: string): Promise<bigint> {
+  const { rows } = await sql<{ total: string | null }>`
+    select sum(value)::text as total from bitcoin_utxos
+    where chain = ${chain} and address = ${address} and block_number is not null and spent_txid is null
+  `.execute(db);
+  return BigInt(rows[0]?.total ?? '0');
+}
+
+/** How the recorded outputs among `outpoints` are spent: by which transaction, and in which block (null: mempool). */
+export async function spendsOf(
+  db: Db,
+  chain: string,
+  outpoints: ReadonlyArray<{ txid: string; vout: number }>,
+): Promise<Array<{ spentTxid: string | null; spentBlockNumber: bigint | null }>> {
+  const { rows } = await sql<{ spent_txid: string | null; spent_block_number: string | null }>`
+    select u.spent_txid, u.spent_block_number
+    from bitcoin_utxos u
+    join jsonb_to_recordset(${JSON.stringify(outpoints)}::jsonb) as i(txid text, vout int) on u.txid = i.txid and u.vout = i.vout
+    where u.chain = ${chain}
+  `.execute(db);
+  return rows.map((r) => ({ spentTxid: r.spent_txid, spentBlockNumber: big(r.spent_block_number) }));
+}
