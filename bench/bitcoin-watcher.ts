@@ -5,14 +5,14 @@
 // COMMIT not counted). The mempool poll (funding seen before its block) is measured the same way.
 import { randomBytes } from 'node:crypto';
 import { Address } from '@scure/btc-signer';
-import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
+import { sql } from 'kysely';
 import { isXOnlyPublicKey } from '../src/chains/bitcoin/address.ts';
 import { bitcoinNetwork } from '../src/chains/bitcoin/network.ts';
 import { BitcoinWatcher, type BitcoinRpcClient } from '../src/chains/bitcoin/watcher.ts';
 import { startLitecoind } from '../src/devnet/litecoind.ts';
 import { migrate, openStore, type Db, type StoreKind } from '../src/store/database.ts';
 import { localnetRegistry, seedBasics, SOLVER } from '../test/helpers/fixtures.ts';
-import { createDatabase } from '../test/helpers/stores.ts';
+import { createDatabase, StatementCounter } from '../test/helpers/stores.ts';
 
 const CHAIN = 'litecoin_localnet';
 const SIZES = [100, 1_000, 10_000];
@@ -20,17 +20,6 @@ const BLOCKS = Number(process.env.BENCH_BTC_BLOCKS ?? 20);
 /** Transactions per measured block besides the HTLC funding. */
 const OTHER_TXS = 3;
 const AMOUNT = 100_000n;
-
-class StatementCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs) {
-    this.count++;
-    return args.node;
-  }
-  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return Promise.resolve(args.result);
-  }
-}
 
 /** Taproot addresses of random output keys (random x coordinates on the curve): distinct HTLC-like scripts, cheaply. */
 function randomTaprootAddresses(count: number): string[] {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe } from 'node:test';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely';
 import pg from 'pg';
 import { migrate, openStore, type Store, type StoreKind } from '../../src/store/database.ts';
 
@@ -79,5 +80,17 @@ export function describeEachStore(name: string, suite: (kind: StoreKind) => void
       continue;
     }
     describe(`${name} [${kind}]`, () => suite(kind));
+  }
+}
+
+/** Counts the statements a Kysely instance runs (`db.withPlugin(counter)`; BEGIN and COMMIT are not statements here). */
+export class StatementCounter implements KyselyPlugin {
+  count = 0;
+  transformQuery(args: PluginTransformQueryArgs) {
+    this.count++;
+    return args.node;
+  }
+  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return Promise.resolve(args.result);
   }
 }

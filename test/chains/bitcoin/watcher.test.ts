@@ -10,7 +10,7 @@ import { schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hex } from '@scure/base';
 import { p2tr, SigHash, Transaction } from '@scure/btc-signer';
-import { sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
+import { sql } from 'kysely';
 import { htlcPayment, type HtlcPayment } from '../../../src/chains/bitcoin/htlc.ts';
 import { bitcoinNetwork } from '../../../src/chains/bitcoin/network.ts';
 import { BitcoinRpcError } from '../../../src/chains/bitcoin/rpc.ts';
@@ -25,7 +25,7 @@ import { toRfc3339Seconds, type Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder, type NewOrder, type SwapRecord } from '../../../src/store/orders.ts';
 import { localnetRegistry, sampleOrder, seedBasics, SOLVER } from '../../helpers/fixtures.ts';
 import { litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
-import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
+import { describeEachStore, openTestStore, StatementCounter } from '../../helpers/stores.ts';
 
 const CHAIN = 'litecoin_localnet';
 const NETWORK_NAME = 'litecoin_regtest';
@@ -54,18 +54,6 @@ interface LtcOrder {
   payment: HtlcPayment;
   /** The HTLC address: the source swap id. */
   address: string;
-}
-
-/** Counts the statements a Kysely instance runs (BEGIN and COMMIT are not statements here). */
-class StatementCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs) {
-    this.count++;
-    return args.node;
-  }
-  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return Promise.resolve(args.result);
-  }
 }
 
 describeEachStore('BitcoinWatcher', (kind) => {
