@@ -68,7 +68,8 @@ export async function benchSettlement(kind: StoreKind = process.env.DATABASE_URL
   const database = kind === 'postgres' ? await createDatabase(process.env.DATABASE_URL!, 'hashlock_bench') : undefined;
   // A PostgreSQL service needs its secret-box key from the environment (instances share it).
   if (database) process.env.HASHLOCK_SECRET_KEY ??= randomBytes(32).toString('hex');
-  const config = { ...loadServiceConfig(DEV_CONFIG_PATH, {}), port: 0, dataDir, databaseUrl: database?.url, logLevel: 'warn' };
+  // One key stands for all the bench's clients, polling every 50 ms: no per-key limit would fit them.
+  const config = { ...loadServiceConfig(DEV_CONFIG_PATH, {}), port: 0, dataDir, databaseUrl: database?.url, logLevel: 'warn', rateLimits: undefined };
   const dev = await startDev(config, { blockTimeSec: 0 });
   const [eth, arb] = ['ethereum_localnet', 'arbitrum_localnet'].map((key) => {
     const deployment = dev.chains.find((c) => c.chain === key)!;

@@ -7,8 +7,11 @@ export const ERROR_CODES = [
   'unauthorized', // 401: missing or unknown API key
   'forbidden', // 403: the app may not do this (e.g. gasless without the gasless flag)
   'not_found', // 404: no such resource
+  'request_timeout', // 408: the request did not arrive in time
   'conflict', // 409: not allowed in the current state, or a duplicate
-  'rate_limited', // 429
+  'payload_too_large', // 413: the body is over the size limit
+  'rate_limited', // 429: too many requests for the app or the client address
+  'headers_too_large', // 431: the request headers are over the size limit
   'unavailable', // 503: a dependency (database, chain node) is down
   'internal', // 500: a real fault
 ] as const;
@@ -28,3 +31,12 @@ export class AppError extends Error {
 export const invalid = (message: string): AppError => new AppError('invalid_request', message);
 export const notFound = (message: string): AppError => new AppError('not_found', message);
 export const conflict = (message: string): AppError => new AppError('conflict', message);
+
+/** Longest echo of a caller's value in an error message. */
+const MAX_SHOWN = 100;
+
+/** A caller's value as an error message may echo it: cut to about 100 characters. */
+export function shown(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}...` : text;
+}

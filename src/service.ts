@@ -107,6 +107,8 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       version: VERSION,
       logger: { level: config.logLevel },
       orderCacheMs: config.orderCacheMs,
+      ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
+      trustProxy: config.trustProxy,
     });
     const balances = new SolverBalanceReader(store.db, registry, config.solvers, config.chains);
     const readBalances = async () => {

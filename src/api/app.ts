@@ -1,3 +1,4 @@
+import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -16,7 +17,8 @@ import { availableLiquidity } from '../store/solvers.ts';
 import type { Store } from '../store/database.ts';
 import { API_KEY_HEADER, API_KEY_HEADER_ALIAS, ApiKeyAuth } from './auth.ts';
 import type { ApiContext } from './context.ts';
-import { handleError, handleFrameworkError } from './errors.ts';
+import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
+import { registerRateLimits, type RateLimits } from './rate-limit.ts';
 import { registerMetrics } from './metrics.ts';
 import { earningsRoutes } from './routes/earnings.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -52,18 +54,42 @@ export interface ApiOptions {
   authCacheMs?: number;
   /** Safety bound on how long an order may stay in the read cache (0: no cache). */
   orderCacheMs?: number;
+  /** Request limits per app and per client address; none without it. */
+  rateLimits?: RateLimits;
+  /** Which proxies' X-Forwarded-For names the client address (Fastify's trustProxy). */
+  trustProxy?: FastifyServerOptions['trustProxy'];
 }
+
+/** The most a request body may hold; a larger one gets 413. */
+export const BODY_LIMIT_BYTES = 128 * 1024;
+
+const ajvCompilers = AjvCompiler();
+
+/**
+ * JSON bodies are validated as sent, never coerced (`false` is no 0, `"1"` no 1); query strings and
+ * path parameters are text, so their numbers are coerced.
+ */
+const validators: BuildCompilerFromPool = (externalSchemas, options) => {
+  const coercing = ajvCompilers(externalSchemas, options);
+  const strict = ajvCompilers(externalSchemas, { ...options, customOptions: { ...options?.customOptions, coerceTypes: false } } as typeof options);
+  // Fastify calls the compiler with a route definition ({schema, httpPart, ...}), not the bare schema its type names.
+  return ((route: { httpPart?: string }) => (route.httpPart === 'body' ? strict : coercing)(route)) as ReturnType<BuildCompilerFromPool>;
+};
 
 /** Builds the HTTP API (not listening yet). */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 128 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ajv: { customOptions: { strict: false, verbose: true, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: validators } },
     // Errors the router raises before a route is chosen (a path parameter too long, a bad URL).
     frameworkErrors: handleFrameworkError,
+    // Requests Node's parser refuses (a bad request line, oversized headers) get the envelope too.
+    clientErrorHandler: handleClientError,
   });
   const db = options.store.db;
   const auth = new ApiKeyAuth(db, options.authCacheMs);
@@ -97,17 +123,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // serializer on these $ref-heavy responses. The schemas still validate input and document output.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send({ status: 'Error', error: `no route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`, code: 'not_found' }),
-  );
+  app.setNotFoundHandler(handleNotFound);
+  if (options.rateLimits) await registerRateLimits(app, auth, options.rateLimits);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   // Routes guarded by the API key say so in the OpenAPI document.
   app.addHook('onRoute', (route) => {
-    const handlers = [route.preHandler].flat();
-    if (handlers.includes(auth.preHandler)) route.schema = { ...route.schema, security: [{ appId: [] }, { gardenAppId: [] }] };
+    const hooks = [route.onRequest].flat();
+    if (hooks.includes(auth.onRequest)) route.schema = { ...route.schema, security: [{ appId: [] }, { gardenAppId: [] }] };
   });
 
   await app.register(swagger, {
@@ -118,7 +141,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         version: options.version,
         description:
           'Cross-chain atomic swaps settled as HTLC pairs. Responses use the envelope ' +
-          '`{"status":"Ok","result":...}` or `{"status":"Error","error":"...","code":"..."}`.',
+          '`{"status":"Ok","result":...}` or `{"status":"Error","error":"...","code":"..."}`; under /v3/quote failures are `{"error":"..."}`.',
       },
       components: {
         securitySchemes: {

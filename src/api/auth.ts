@@ -36,13 +36,26 @@ export class ApiKeyAuth {
     return app;
   }
 
-  /** Fastify preHandler: 401 unless the request carries a known key. */
-  readonly preHandler = async (request: FastifyRequest): Promise<void> => {
-    const header = request.headers[API_KEY_HEADER] ?? request.headers[API_KEY_HEADER_ALIAS];
-    const key = Array.isArray(header) ? header[0] : header;
+  /** The app of a key this instance has resolved before, without a lookup (stale answers too). */
+  knownApp(key: string): App | undefined {
+    return this.cache.get(key)?.app;
+  }
+
+  /**
+   * Fastify onRequest hook of every keyed route: 401 unless the request carries a known key. It runs
+   * before the body is read and before any validation, so a caller without a key learns nothing else.
+   */
+  readonly onRequest = async (request: FastifyRequest): Promise<void> => {
+    const key = requestKey(request);
     if (!key) throw new AppError('unauthorized', `missing API key: send it in the ${API_KEY_HEADER} header`);
     const app = await this.resolve(key);
     if (!app) throw new AppError('unauthorized', 'unknown API key');
     request.app = app;
   };
+}
+
+/** The API key a request carries, in either header. */
+export function requestKey(request: FastifyRequest): string | undefined {
+  const header = request.headers[API_KEY_HEADER] ?? request.headers[API_KEY_HEADER_ALIAS];
+  return (Array.isArray(header) ? header[0] : header) || undefined;
 }

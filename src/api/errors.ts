@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { fieldPath } from '../config/schema-check.ts';
@@ -8,8 +10,11 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
+  payload_too_large: 413,
   rate_limited: 429,
+  headers_too_large: 431,
   unavailable: 503,
   internal: 500,
 };
@@ -26,12 +31,24 @@ interface ValidationIssue {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
-  parentSchema?: { errorMessage?: string };
+  parentSchema?: { errorMessage?: string; anyOf?: Array<{ type?: string }> };
+}
+
+/**
+ * The issue to report: the first one, unless it is one branch of a union failing at the union's own
+ * field ("must be string" for a nonce that may be a number too): then the union's.
+ */
+function reportedIssue(issues: ValidationIssue[]): ValidationIssue | undefined {
+  const first = issues[0];
+  const union = issues.find((i) => i.keyword === 'anyOf' && i.instancePath === first?.instancePath);
+  if (!union) return first;
+  const types = (union.parentSchema?.anyOf ?? []).map((branch) => branch.type).filter((t) => t !== undefined);
+  return { ...union, message: types.length > 0 ? `must be ${types.join(' or ')}` : 'is invalid' };
 }
 
 /** Turns a Fastify schema-validation error into an AppError that names the field. */
 export function validationError(error: FastifyError): AppError {
-  const issue = error.validation?.[0] as ValidationIssue | undefined;
+  const issue = reportedIssue(error.validation ?? []);
   const where = CONTEXT_NAMES[error.validationContext ?? ''] ?? 'field';
   if (!issue) return new AppError('invalid_request', error.message);
   const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
@@ -43,41 +60,85 @@ export function validationError(error: FastifyError): AppError {
   return new AppError('invalid_request', `invalid ${where} '${field}': ${problem}`);
 }
 
+/** Fastify's own 4xx errors by status; any other is a 400. */
+const FRAMEWORK_CODES: Partial<Record<number, ErrorCode>> = { 404: 'not_found', 413: 'payload_too_large', 429: 'rate_limited' };
+
+/** The longest error message sent: longer ones (a framework message quoting input) are cut. */
+const MAX_MESSAGE = 1_000;
+const capped = (message: string): string => (message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}...` : message);
+
 /** Maps any thrown error to a status and a message; only AppErrors and client errors reach clients as-is. */
 export function toHttpError(error: unknown): { status: number; code: ErrorCode; message: string } {
-  if (error instanceof AppError) return { status: HTTP_STATUS[error.code], code: error.code, message: error.message };
+  if (error instanceof AppError) return { status: HTTP_STATUS[error.code], code: error.code, message: capped(error.message) };
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const appError = validationError(fastifyError);
-    return { status: 400, code: appError.code, message: appError.message };
+    return { status: 400, code: appError.code, message: capped(appError.message) };
   }
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
-    const code: ErrorCode = status === 404 ? 'not_found' : status === 429 ? 'rate_limited' : 'invalid_request';
-    return { status: code === 'invalid_request' ? 400 : status, code, message: fastifyError.message };
+    const code = FRAMEWORK_CODES[status] ?? 'invalid_request';
+    return { status: HTTP_STATUS[code], code, message: capped(frameworkMessage(fastifyError)) };
   }
   return { status: 500, code: 'internal', message: 'internal error' };
 }
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route answers failures as `{error}` without the envelope (the quote read, as the spec says). */
-    bareErrors?: boolean;
-  }
+/** Fastify's messages, in this API's words where the raw one would quote the body back. */
+function frameworkMessage(error: FastifyError): string {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'request body too large';
+  if (error instanceof SyntaxError) return 'invalid JSON body';
+  return error.message;
+}
+
+/**
+ * Under /v3/quote failures are `{error}` without the envelope, as the spec says of the quote read:
+ * on every method and path there, so a client of the quote read never meets another shape.
+ */
+export function bareErrorsAt(url: string): boolean {
+  const path = url.split('?')[0]!;
+  return path === '/v3/quote' || path.startsWith('/v3/quote/');
+}
+
+export function errorBody(url: string, code: ErrorCode, message: string): object {
+  return bareErrorsAt(url) ? { error: message } : { status: 'Error', error: message, code };
 }
 
 /** Errors the router raises before a route is chosen (a path parameter too long, a malformed URL). */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const bare = request.url.startsWith('/v3/quote/');
   const text = error.message.length > 200 ? `${error.message.slice(0, 200)}...` : error.message;
-  const message = `invalid request path: ${text}`;
-  void reply.code(400).send(bare ? { error: message } : { status: 'Error', error: message, code: 'invalid_request' });
+  void reply.code(400).send(errorBody(request.url, 'invalid_request', `invalid request path: ${text}`));
 }
 
-/** Fastify error handler: the envelope `{status:"Error", error, code}` (the quote read: `{error}`). */
+/** Fastify error handler: the envelope `{status:"Error", error, code}` (under /v3/quote: `{error}`). */
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { status, code, message } = toHttpError(error);
   if (status >= 500) request.log.error({ err: error }, 'request failed');
-  const bare = request.routeOptions.config?.bareErrors === true;
-  return reply.code(status).send(bare ? { error: message } : { status: 'Error', error: message, code });
+  return reply.code(status).send(errorBody(request.url, code, message));
+}
+
+/** Unknown routes: 404 in the envelope. */
+export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?')[0]!;
+  return reply.code(404).send(errorBody(request.url, 'not_found', `no route ${request.method.slice(0, 20)} ${path.slice(0, 200)}`));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a bad request line, headers over the
+ * limit, a request too slow to arrive), answered in the envelope instead of Node's own shape.
+ */
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [code, message]: [ErrorCode, string] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? ['headers_too_large', 'request headers too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['request_timeout', 'the request did not arrive in time']
+        : ['invalid_request', `malformed HTTP request${error.code ? ` (${error.code})` : ''}`];
+  const status = HTTP_STATUS[code];
+  const body = JSON.stringify({ status: 'Error', error: message, code });
+  if (!socket.writable) return void socket.destroy();
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -38,8 +38,11 @@ export function describeSchemaError(error: ErrorObject): string {
 export function checkSchema<T extends TSchema>(schema: T, value: unknown, source: string): Static<T> {
   const validate = ajv.compile(schema);
   if (!validate(value)) {
-    const first = validate.errors?.[0];
-    throw new ConfigError(`${source}: ${first ? describeSchemaError(first) : 'is invalid'}`);
+    // In a union every branch reports; the one that got deepest into the value is the one meant.
+    const deepest = (validate.errors ?? [])
+      .filter((e) => e.keyword !== 'anyOf')
+      .reduce<ErrorObject | undefined>((best, e) => (!best || e.instancePath.length > best.instancePath.length ? e : best), undefined);
+    throw new ConfigError(`${source}: ${deepest ? describeSchemaError(deepest) : 'is invalid'}`);
   }
   return value;
 }

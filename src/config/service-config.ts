@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type Static } from '@sinclair/typebox';
+import { DEFAULT_RATE_LIMITS, type Limit, type RateLimits } from '../api/rate-limit.ts';
 import { checkSchema, ConfigError } from './schema-check.ts';
 
 /** Root of the installed package (where config/ ships). */
@@ -63,6 +64,25 @@ const ChainAccessSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const LimitSchema = Type.Object(
+  {
+    max: Type.Integer({ minimum: 1, description: 'requests allowed per window' }),
+    window_ms: Type.Integer({ minimum: 100, maximum: 86_400_000, description: 'the window, in milliseconds' }),
+  },
+  { additionalProperties: false },
+);
+
+const RateLimitSchema = Type.Union([
+  Type.Literal(false, { description: 'no rate limits' }),
+  Type.Object(
+    {
+      per_key: Type.Optional(LimitSchema),
+      per_address: Type.Optional(LimitSchema),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
 export const ServiceConfigSchema = Type.Object(
   {
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
@@ -85,6 +105,12 @@ export const ServiceConfigSchema = Type.Object(
     chains: Type.Optional(Type.Record(Type.String(), ChainAccessSchema, { description: 'per chain key: how to reach it' })),
     order_cache_ms: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'safety bound on how long an order stays in the read cache (changes invalidate it at once); 0 turns the cache off' }),
+    ),
+    rate_limit: Type.Optional(RateLimitSchema),
+    trust_proxy: Type.Optional(
+      Type.Union([Type.Boolean(), Type.String({ minLength: 1 })], {
+        description: "which proxies' X-Forwarded-For names the client address: true (any), or their addresses or CIDRs, comma-separated",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -112,6 +138,9 @@ export interface ServiceConfig {
   /** Private keys, from the environment only (never the config file). */
   keys: { relayer?: `0x${string}`; solver?: `0x${string}`; feeSigner?: `0x${string}` };
   orderCacheMs: number;
+  /** Request limits per app key and per client address; undefined when the file turns them off. */
+  rateLimits: RateLimits | undefined;
+  trustProxy: boolean | string;
 }
 
 export const DEFAULT_PORT = 4426;
@@ -152,7 +181,15 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
       ...(env.HASHLOCK_FEE_SIGNER_KEY ? { feeSigner: privateKey(env.HASHLOCK_FEE_SIGNER_KEY, 'HASHLOCK_FEE_SIGNER_KEY') } : {}),
     },
     orderCacheMs: file.order_cache_ms ?? 60_000,
+    rateLimits: file.rate_limit === false ? undefined : rateLimits(file.rate_limit ?? {}),
+    trustProxy: file.trust_proxy ?? false,
   };
+}
+
+function rateLimits(file: { per_key?: Static<typeof LimitSchema>; per_address?: Static<typeof LimitSchema> }): RateLimits {
+  const limit = (given: Static<typeof LimitSchema> | undefined, fallback: Limit): Limit =>
+    given ? { max: given.max, windowMs: given.window_ms } : fallback;
+  return { perKey: limit(file.per_key, DEFAULT_RATE_LIMITS.perKey), perAddress: limit(file.per_address, DEFAULT_RATE_LIMITS.perAddress) };
 }
 
 function privateKey(value: string, name: string): `0x${string}` {

@@ -5,7 +5,7 @@ import { familyHtlc, normalizeParty, usesScriptKeys } from '../chains/families.t
 import type { FamilyHtlc, HtlcTerms, SigningOptions } from '../chains/family.ts';
 import type { Asset, Registry } from '../chains/registry.ts';
 import type { SolverConfig } from '../config/service-config.ts';
-import { AppError, conflict, invalid } from '../errors.ts';
+import { AppError, conflict, invalid, shown } from '../errors.ts';
 import { destinationAmount, type Quoter } from '../pricing/quote.ts';
 import { sourceRange, type Strategy } from '../pricing/strategies.ts';
 import type { App } from '../store/apps.ts';
@@ -203,12 +203,12 @@ export class OrderCreator {
 
   private side(name: 'source' | 'destination', body: SideBody): Side {
     const asset = this.deps.registry.asset(body.asset);
-    if (!asset) throw invalid(`${name}.asset: unknown asset ${body.asset}`);
+    if (!asset) throw invalid(`${name}.asset: unknown asset ${shown(body.asset)}`);
     if (!asset.isActive) throw invalid(`${name}.asset: ${asset.id} is not active`);
     const family = familyHtlc(asset.chain);
     if (!family) throw invalid(`${name}.asset: swaps on ${asset.chain.family} chains are not supported yet`);
     const owner = family.normalizeAddress(asset.chain, body.owner.trim());
-    if (owner === undefined) throw invalid(`${name}.owner: ${body.owner} is not a valid address on ${asset.chain.key}`);
+    if (owner === undefined) throw invalid(`${name}.owner: ${shown(body.owner)} is not a valid address on ${asset.chain.key}`);
     const amount = BigInt(body.amount);
     if (amount <= 0n) throw invalid(`${name}.amount: must be greater than 0`);
     let delegate: string | undefined;
@@ -258,7 +258,7 @@ export class OrderCreator {
       const asset = f.asset ? allowed.find((a) => a.id === f.asset!.toLowerCase()) : allowed[0];
       if (!asset) throw invalid(`${where}.asset: must be one of ${allowed.map((a) => a.id).join(', ')}`);
       const address = familyHtlc(asset.chain)?.normalizeAddress(asset.chain, f.address);
-      if (address === undefined) throw invalid(`${where}.address: ${f.address} is not a valid address on ${asset.chain.key}`);
+      if (address === undefined) throw invalid(`${where}.address: ${shown(f.address)} is not a valid address on ${asset.chain.key}`);
       return { address, fee: f.fee, asset };
     });
     const total = fees.reduce((sum, f) => sum + f.fee, 0);
@@ -276,7 +276,7 @@ export class OrderCreator {
     if (strategies.length === 0) throw invalid(`no order pair found for ${source.asset.id} -> ${destination.asset.id}`);
     if (solverId !== undefined) {
       strategies = strategies.filter((s) => s.solverId === solverId);
-      if (strategies.length === 0) throw invalid(`solver_id: solver ${solverId} does not quote ${source.asset.id} -> ${destination.asset.id}`);
+      if (strategies.length === 0) throw invalid(`solver_id: solver ${shown(solverId)} does not quote ${source.asset.id} -> ${destination.asset.id}`);
     }
     const prices = quoter.pricesOf(source.asset, destination.asset);
     const affiliateBips = fees.reduce((sum, f) => sum + f.fee, 0);

@@ -30,6 +30,16 @@ test('the dev config loads with defaults and the environment overrides it', () =
   assert.deepEqual([env.port, env.dataDir, env.databaseUrl, env.logLevel], [5000, '/tmp/x', 'postgres://u@h/db', 'warn']);
 });
 
+test('rate limits: defaults, partial settings, false for none, and trust_proxy', () => {
+  const defaults = loadServiceConfig(DEV_CONFIG_PATH, {});
+  assert.deepEqual(defaults.rateLimits, { perKey: { max: 3000, windowMs: 10_000 }, perAddress: { max: 300, windowMs: 10_000 } });
+  assert.equal(defaults.trustProxy, false);
+  const partial = loadServiceConfig(writeConfig({ rate_limit: { per_address: { max: 5, window_ms: 2000 } }, trust_proxy: '10.0.0.0/8' }), {});
+  assert.deepEqual(partial.rateLimits, { perKey: { max: 3000, windowMs: 10_000 }, perAddress: { max: 5, windowMs: 2000 } });
+  assert.equal(partial.trustProxy, '10.0.0.0/8');
+  assert.equal(loadServiceConfig(writeConfig({ rate_limit: false }), {}).rateLimits, undefined);
+});
+
 const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
   ['a string port', { port: '80' }, {}, /hashlock\.json: port: must be integer/],
   ['a port out of range', { port: 70000 }, {}, /port: must be <= 65535/],
@@ -40,6 +50,9 @@ const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
   ['a solver without name', { solvers: [{ id: 's', addresses: {} }] }, {}, /solvers\[0\]\.name: is required/],
   ['a bad log level', { log_level: 'loud' }, {}, /log_level: must be/],
   ['a fee cap that is not a decimal of gwei', { chains: { ethereum_localnet: { max_fee_gwei: '12 gwei' } } }, {}, /chains\.ethereum_localnet\.max_fee_gwei: must match pattern/],
+  ['a rate limit of zero', { rate_limit: { per_key: { max: 0, window_ms: 1000 } } }, {}, /rate_limit\.per_key\.max: must be >= 1/],
+  ['a rate limit window in seconds', { rate_limit: { per_address: { max: 10, window: 60 } } }, {}, /rate_limit\.per_address/],
+  ['rate limits turned on by true', { rate_limit: true }, {}, /rate_limit/],
   ['an HTTP URL as the WebSocket endpoint', { chains: { ethereum_localnet: { ws_url: 'http://127.0.0.1:8545' } } }, {}, /chains\.ethereum_localnet\.ws_url: must match pattern/],
 ];
 

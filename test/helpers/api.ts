@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApi } from '../../src/api/app.ts';
+import { buildApi, type ApiOptions } from '../../src/api/app.ts';
 import { loadRegistry, type Registry } from '../../src/chains/registry.ts';
 import { randomBytes } from 'node:crypto';
 import { SecretBox } from '../../src/orders/secret-box.ts';
@@ -21,7 +21,11 @@ export interface TestApi {
 }
 
 /** A fresh store seeded with the registry, the test solver and one app, and an API over it. */
-export async function openTestApi(kind: StoreKind, registryPath = LOCALNET_REGISTRY_PATH): Promise<TestApi> {
+export async function openTestApi(
+  kind: StoreKind,
+  registryPath = LOCALNET_REGISTRY_PATH,
+  options: Pick<ApiOptions, 'rateLimits' | 'trustProxy'> = {},
+): Promise<TestApi> {
   const store = await openTestStore(kind);
   const registry = loadRegistry(registryPath);
   const { app, key } = await seedBasics(store.db, registry);
@@ -35,6 +39,7 @@ export async function openTestApi(kind: StoreKind, registryPath = LOCALNET_REGIS
     secrets: new SecretBox(randomBytes(32)),
     affiliateFeeAssets: localnet ? ['ethereum_localnet:usdc', 'arbitrum_localnet:usdc'] : [],
     version: 'test',
+    ...options,
   });
   await api.ready();
   return {

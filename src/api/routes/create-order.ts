@@ -20,7 +20,12 @@ const CreateOrderBodySchema = Type.Object({
   source: Side('Bitcoin family: the client x-only key in the refund leaves (absent: the service holds one)'),
   destination: Side('Bitcoin family: the client x-only key in the redeem leaf (absent: the service holds one)'),
   slippage: Type.Optional(Type.Integer({ description: 'Bips; default: the app setting' })),
-  nonce: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'Makes creation idempotent per app' })),
+  nonce: Type.Optional(
+    Type.Union([Type.String({ maxLength: 128 }), Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })], {
+      description: 'Makes creation idempotent per app: a string, or a whole number up to 2^53 - 1',
+      errorMessage: 'must be a string or a whole number from 0 to 2^53 - 1',
+    }),
+  ),
   solver_id: Type.Optional(Type.Union([Type.String({ maxLength: 128 }), Type.Null()])),
   secret_hash: Type.Optional(
     Type.Union([Type.String({ maxLength: 66 }), Type.Null()], {
@@ -57,7 +62,7 @@ export function createOrderRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post<{ Body: CreateOrderBody }>(
     '/v2/orders',
     {
-      preHandler: ctx.auth.preHandler,
+      onRequest: ctx.auth.onRequest,
       preValidation: async (request) => requireStringAmounts(request.body),
       schema: {
         summary: 'Create an order',

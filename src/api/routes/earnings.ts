@@ -11,7 +11,7 @@ export function earningsRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get(
     '/v2/apps/earnings',
     {
-      preHandler: auth.preHandler,
+      onRequest: auth.onRequest,
       schema: {
         summary: "Affiliate earnings of the calling app's orders",
         description:

@@ -11,7 +11,7 @@ export function liquidityRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get(
     '/v2/liquidity',
     {
-      preHandler: auth.preHandler,
+      onRequest: auth.onRequest,
       schema: {
         summary: 'Available liquidity per solver',
         description:

@@ -50,7 +50,7 @@ export function orderActionRoutes(app: FastifyInstance, ctx: ApiContext): void {
     app.patch<{ Params: { order: string }; Querystring: { action: RelayerAction } }>(
       `/${version}/orders/:order`,
       {
-        preHandler: ctx.auth.preHandler,
+        onRequest: ctx.auth.onRequest,
         schema: {
           summary: version === 'v2' ? 'Act on an order (gasless)' : 'Refund an order',
           description: DESCRIPTION,
@@ -75,7 +75,7 @@ export function orderActionRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Params: { order: string } }>(
     '/v2/orders/:order/instant-refund-hash',
     {
-      preHandler: ctx.auth.preHandler,
+      onRequest: ctx.auth.onRequest,
       schema: {
         summary: 'Hashes to sign for an instant refund (Bitcoin-family sources)',
         description:

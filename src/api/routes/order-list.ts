@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from '../../chains/registry.ts';
-import { invalid } from '../../errors.ts';
+import { invalid, shown } from '../../errors.ts';
 import { currentHeights } from '../../orders/heights-cache.ts';
 import { isStatusGroup, STATUS_GROUP_NAMES, type StatusGroup } from '../../orders/status-groups.ts';
 import { orderStatus } from '../../orders/status.ts';
@@ -44,7 +44,7 @@ type ListQuery = Static<typeof ListQuery>;
 function chainKey(registry: Registry, name: 'from_chain' | 'to_chain', key: string | undefined): string | undefined {
   if (key === undefined || registry.chain(key)) return key;
   const known = registry.chains.map((c) => c.key).join(', ');
-  throw invalid(`invalid query parameter '${name}': unknown chain '${key.slice(0, 100)}'; known chains: ${known}`);
+  throw invalid(`invalid query parameter '${name}': unknown chain '${shown(key)}'; known chains: ${known}`);
 }
 
 function statusGroups(value: string | undefined): StatusGroup[] | undefined {
@@ -52,7 +52,7 @@ function statusGroups(value: string | undefined): StatusGroup[] | undefined {
   const groups = value.split(',').map((g) => g.trim()).filter((g) => g !== '');
   const unknown = groups.find((g) => !isStatusGroup(g));
   if (unknown !== undefined || groups.length === 0) {
-    const what = unknown === undefined ? 'no status group given' : `unknown status group '${unknown.slice(0, 100)}'`;
+    const what = unknown === undefined ? 'no status group given' : `unknown status group '${shown(unknown)}'`;
     throw invalid(`invalid query parameter 'status': ${what}; allowed: ${STATUS_GROUP_NAMES.join(', ')}`);
   }
   return groups as StatusGroup[];
@@ -64,7 +64,7 @@ export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Querystring: ListQuery }>(
     '/v2/orders',
     {
-      preHandler: auth.preHandler,
+      onRequest: auth.onRequest,
       schema: {
         summary: "List the calling app's orders",
         description:

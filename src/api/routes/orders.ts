@@ -23,7 +23,7 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Params: { order: string } }>(
     '/v2/orders/:order',
     {
-      preHandler: auth.preHandler,
+      onRequest: auth.onRequest,
       schema: {
         summary: 'Get an order',
         tags: ['orders'],
@@ -43,7 +43,6 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Params: { id: string } }>(
     '/v3/quote/:id',
     {
-      config: { bareErrors: true },
       schema: {
         summary: 'Get the firm quote of an order',
         description: 'Every order has one firm quote whose id is the order id. No API key is needed.',

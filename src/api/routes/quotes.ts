@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { invalid } from '../../errors.ts';
+import { invalid, shown } from '../../errors.ts';
 import { MAX_AFFILIATE_FEE_BIPS, MAX_SLIPPAGE_BIPS } from '../../orders/limits.ts';
 import { amountView } from '../../orders/quote-view.ts';
 import type { ApiContext } from '../context.ts';
@@ -24,7 +24,7 @@ export function quoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Querystring: QuoteQuery }>(
     '/v2/quote',
     {
-      preHandler: auth.preHandler,
+      onRequest: auth.onRequest,
       schema: {
         summary: 'Price a swap: one entry per solver that can fill it, best first',
         description:
@@ -50,7 +50,7 @@ export function quoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const q = request.query;
       const asset = (field: 'from' | 'to') => {
         const found = registry.asset(q[field]);
-        if (!found || !found.isActive) throw invalid(`invalid query parameter '${field}': unknown or inactive asset ${q[field]}`);
+        if (!found || !found.isActive) throw invalid(`invalid query parameter '${field}': unknown or inactive asset ${shown(q[field])}`);
         return found;
       };
       const from = asset('from');

@@ -86,7 +86,7 @@ export function registryRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Querystring: { asset?: string } }>(
     '/v3/chains',
     {
-      preHandler: auth.preHandler,
+      onRequest: auth.onRequest,
       schema: {
         summary: 'List supported chains and their assets',
         description: 'Chains with the assets v3 lists, active or not. With `asset`, only that asset and its chain.',
@@ -112,7 +112,7 @@ export function registryRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Querystring: { asset?: string } }>(
     '/v2/assets',
     {
-      preHandler: auth.preHandler,
+      onRequest: auth.onRequest,
       schema: {
         summary: 'List supported assets',
         description: 'The active assets v2 lists. With `asset`, only that asset (none when it is inactive).',
