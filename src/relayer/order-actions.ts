@@ -8,9 +8,10 @@ import {
   type Hex,
   type LocalAccount,
   type PublicClient,
+  type TypedDataDefinition,
 } from 'viem';
 import { evmChainId } from '../chains/evm/index.ts';
-import { HTLC_DOMAIN_NAME, HTLC_DOMAIN_VERSION, initiateTypedData } from '../chains/evm/typed-data.ts';
+import { initiateTypedData, refundTypedData } from '../chains/evm/typed-data.ts';
 import type { Asset, Registry } from '../chains/registry.ts';
 import { AppError, conflict, invalid, notFound } from '../errors.ts';
 import { sourceTerms } from '../orders/source-terms.ts';
@@ -19,10 +20,10 @@ import type { Db } from '../store/database.ts';
 import { findOrder, type OrderRecord, type SwapRecord } from '../store/orders.ts';
 import { enqueueJob, findJob, type RelayerJob } from '../store/relayer-jobs.ts';
 import { readHtlcOrder, ZERO_ADDRESS, type OnChainHtlcOrder } from './chain-clients.ts';
-import { refundTypes } from '../chains/evm/htlc-abi.ts';
 import { BitcoinActions, isBitcoinSide, type BitcoinActionsDeps } from './bitcoin-actions.ts';
 import { mayCoSignInstantRefund } from './instant-refund-gate.ts';
 import { jobKey, type JobPayload, type RelayerAction } from './jobs.ts';
+import { checkMayAct } from './order-permissions.ts';
 import { requeueFailedJob } from './signed-txs.ts';
 
 export interface OrderActionsDeps extends BitcoinActionsDeps {
@@ -99,6 +100,7 @@ export class OrderActions {
   async perform(app: App, orderId: string, action: RelayerAction, body: unknown): Promise<RelayerJob> {
     const order = await findOrder(this.db, orderId);
     if (!order) throw notFound(`order ${orderId} not found`);
+    checkMayAct(this.registry, app, order, action);
     const fields = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
     // redeem acts on the destination, every other action on the source.
     if (isBitcoinSide(this.registry, action === 'redeem' ? order.destination : order.source)) {
@@ -106,22 +108,21 @@ export class OrderActions {
     }
     switch (action) {
       case 'initiate':
-        return this.initiate(app, order, fields);
+        return this.initiate(order, fields);
       case 'redeem':
         return this.redeem(order, fields);
       case 'refund':
         return this.refund(order);
       case 'instant-refund':
-        return this.instantRefund(order);
+        return this.instantRefund(order, fields);
     }
   }
 
-  private async initiate(app: App, order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+  private async initiate(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
     const asset = this.evmAsset(order.source, 'initiate');
     if (asset.token.schema === 'evm:native') {
       throw invalid('initiate: the source is native ether, which cannot be pulled with a signature: broadcast initiate_transaction yourself');
     }
-    if (!app.gasless) throw new AppError('forbidden', 'gasless actions are not enabled for this app');
     const signature = hexField(body, 'signature', ANY_SIGNATURE, 'must be a signature in hex');
     const terms = sourceTerms(order, this.registry)!;
     const typedData = initiateTypedData({
@@ -133,7 +134,7 @@ export class OrderActions {
       secretHash: `0x${terms.secretHash}`,
     });
     const initiator = getAddress(terms.initiator);
-    await this.checkInitiateSignature(asset, initiator, typedData, signature);
+    await this.checkInitiatorSignature(asset, initiator, typedData, signature, "this order's typed data");
     const existing = await this.existingJob(order.id, 'initiate');
     if (existing) return existing;
     if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
@@ -191,8 +192,14 @@ export class OrderActions {
     return this.enqueue(order, 'refund', asset, { kind: 'refund', htlc: getAddress(asset.htlc.address), orderId: `0x${order.source.swapId}` });
   }
 
-  private async instantRefund(order: OrderRecord): Promise<RelayerJob> {
+  private async instantRefund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
     const asset = this.evmAsset(order.source, 'instant-refund');
+    const htlc = getAddress(asset.htlc.address);
+    const orderIdHex: Hex = `0x${order.source.swapId}`;
+    const refund = refundTypedData({ chainId: evmChainId(asset.chain), htlc, orderId: orderIdHex });
+    // The initiator's consent: its signature of Refund(orderId), as the solver gives the contract.
+    const consent = hexField(body, 'signature', ANY_SIGNATURE, "must be the source initiator's EIP-712 signature of Refund(orderId) in hex");
+    await this.checkInitiatorSignature(asset, getAddress(order.source.initiator), refund, consent, 'Refund(orderId) of this source');
     const existing = await this.existingJob(order.id, 'instant-refund');
     if (existing) return existing;
     const solver = this.deps.solverSigner(asset.chain.key);
@@ -205,14 +212,7 @@ export class OrderActions {
     if (!(await mayCoSignInstantRefund(this.db, order.id))) {
       throw conflict(`order ${order.id}: the destination is initiated, so no instant refund: refund after the source timelock`);
     }
-    const htlc = getAddress(asset.htlc.address);
-    const orderIdHex: Hex = `0x${order.source.swapId}`;
-    const signature = await solver.signTypedData({
-      domain: { name: HTLC_DOMAIN_NAME, version: HTLC_DOMAIN_VERSION, chainId: evmChainId(asset.chain), verifyingContract: htlc },
-      types: refundTypes,
-      primaryType: 'Refund',
-      message: { orderId: orderIdHex },
-    });
+    const signature = await solver.signTypedData(refund);
     return this.enqueue(order, 'instant-refund', asset, { kind: 'instant-refund', htlc, orderId: orderIdHex, signature });
   }
 
@@ -234,17 +234,17 @@ export class OrderActions {
   }
 
   /**
-   * The initiator signed the order's typed data: an account by ECDSA, a contract (a Safe, a smart
-   * account) by answering ERC-1271's isValidSignature, as the HTLC itself checks.
+   * The initiator signed `typedData`: an account by ECDSA, a contract (a Safe, a smart account) by
+   * answering ERC-1271's isValidSignature, as the HTLC itself checks.
    */
-  private async checkInitiateSignature(asset: Asset, initiator: Address, typedData: ReturnType<typeof initiateTypedData>, signature: Hex): Promise<void> {
+  private async checkInitiatorSignature(asset: Asset, initiator: Address, typedData: TypedDataDefinition, signature: Hex, what: string): Promise<void> {
     const client = this.client(asset);
     const code = await client.getCode({ address: initiator }).catch((err: unknown) => {
       throw new AppError('unavailable', `cannot read the initiator on ${asset.chain.key}`, { cause: err });
     });
     if (code && code !== '0x') {
       const accepted = await client.verifyTypedData({ ...typedData, address: initiator, signature }).catch(() => false);
-      if (!accepted) throw invalid(`signature: the initiator contract ${initiator} does not accept it for this order's typed data (ERC-1271)`);
+      if (!accepted) throw invalid(`signature: the initiator contract ${initiator} does not accept it for ${what} (ERC-1271)`);
       return;
     }
     if (!SIGNATURE.test(signature)) throw invalid(`invalid body field 'signature': must be a 65-byte ECDSA signature in hex`);
@@ -255,7 +255,7 @@ export class OrderActions {
       throw invalid('signature: not a valid ECDSA signature');
     }
     if (signer !== initiator) {
-      throw invalid(`signature: signed by ${signer}, not by the source initiator ${initiator} over this order's typed data`);
+      throw invalid(`signature: signed by ${signer}, not by the source initiator ${initiator} over ${what}`);
     }
   }
 

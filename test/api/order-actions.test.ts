@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
+import { refundTypedData } from '../../src/chains/evm/typed-data.ts';
 import { devAccount } from '../../src/devnet/evm-devnet.ts';
 import { instantRefundSigned } from '../../src/relayer/instant-refund-gate.ts';
 import { createApp } from '../../src/store/apps.ts';
@@ -114,6 +115,10 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.equal(onChain.amount, DEST_AMOUNT, 'the destination swap id is the contract order id');
   }
 
+  /** The source initiator's consent to an instant refund: its signature of Refund(orderId) in the HTLC domain. */
+  const refundConsent = (swapId: string, signer: { signTypedData: typeof user.signTypedData } = user) =>
+    signer.signTypedData(refundTypedData({ chainId: 31337n, htlc: eth.deployment.contracts.wbtcHtlc, orderId: `0x${swapId}` }));
+
   const jobCount = async (orderId: string) =>
     (await t.store.db.selectFrom('relayer_jobs').select('id').where('order_id', '=', orderId).execute()).length;
   const relayerNonce = () => eth.client.getTransactionCount({ address: relayer.address });
@@ -157,7 +162,7 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.equal(await relayerNonce(), nonceBefore + 1);
   });
 
-  test('initiate: a signature by another key is 400 and makes no job; a non-gasless app is 403; a past deadline is 409', async () => {
+  test('initiate: a signature by another key is 400 and makes no job; another app is 403; a past deadline is 409', async () => {
     const o = await createOrder();
     const stranger = privateKeyToAccount(generatePrivateKey());
     const signature = await approveAndSign(o.created, stranger as unknown as typeof user);
@@ -229,6 +234,8 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.equal(stranger.status, 400);
     assert.match(stranger.body.error, /initiator contract .* does not accept it/);
     assert.equal(await jobCount(created.order_id), 0);
+    const strangerConsent = await patch('v2', created.order_id, 'instant-refund', { signature: await refundConsent(randomHex32(), user) });
+    assert.equal(strangerConsent.status, 400, 'a consent over another order id is no consent');
 
     const ok = await patch('v2', created.order_id, 'initiate', { signature: await signWith(user) });
     assert.equal(ok.status, 202, JSON.stringify(ok.body));
@@ -238,6 +245,16 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.equal(onChain.initiator, contractWallet, 'the contract is the initiator');
     assert.equal(onChain.amount, AMOUNT);
     assert.equal(await eth.wbtcBalance(contractWallet), 0n, 'the HTLC pulled the amount from the contract');
+
+    // Its instant refund: the contract accepts its owner's signature of Refund(orderId) (ERC-1271).
+    const byStranger = await patch('v3', created.order_id, 'instant-refund', { signature: await refundConsent(order.source_swap.swap_id, privateKeyToAccount(generatePrivateKey())) });
+    assert.equal(byStranger.status, 400);
+    assert.match(byStranger.body.error, /initiator contract .* does not accept it for Refund\(orderId\)/);
+    assert.equal(await instantRefundSigned(t.store.db, created.order_id), false);
+    const refunded = await patch('v3', created.order_id, 'instant-refund', { signature: await refundConsent(order.source_swap.swap_id) });
+    assert.equal(refunded.status, 202, JSON.stringify(refunded.body));
+    assert.equal((await settled(t.store, `${created.order_id}:instant-refund`)).status, 'confirmed');
+    assert.equal(await eth.wbtcBalance(contractWallet), AMOUNT, 'the contract initiator has its tokens back');
   });
 
   test('action validation: unknown actions name the allowed ones; v3 takes refund and instant-refund only; unknown orders are 404', async () => {
@@ -309,13 +326,22 @@ describeEachStore('PATCH order actions', (kind) => {
     const userStart = await eth.wbtcBalance(user.address);
     const o = await initiated();
     assert.equal(await instantRefundSigned(t.store.db, o.id), false);
-    const res = await patch('v3', o.id, 'instant-refund', {});
+    const unsigned = await patch('v3', o.id, 'instant-refund', {});
+    assert.equal(unsigned.status, 400, 'no instant refund without the initiator\'s consent');
+    assert.match(unsigned.body.error, /'signature': is required/);
+    const byStranger = await patch('v3', o.id, 'instant-refund', { signature: await refundConsent(o.order.source_swap.swap_id, privateKeyToAccount(generatePrivateKey())) });
+    assert.equal(byStranger.status, 400);
+    assert.match(byStranger.body.error, /^signature: signed by 0x[0-9a-fA-F]{40}, not by the source initiator .* over Refund\(orderId\)/);
+    assert.equal(await instantRefundSigned(t.store.db, o.id), false, 'a refused request flags nothing');
+    assert.equal(await jobCount(o.id), 1, 'only the initiate job');
+    const consent = await refundConsent(o.order.source_swap.swap_id);
+    const res = await patch('v3', o.id, 'instant-refund', { signature: consent });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     assert.equal((await settled(t.store, `${o.id}:instant-refund`)).status, 'confirmed');
     assert.equal(await instantRefundSigned(t.store.db, o.id), true, 'the solver must never fund this destination');
     assert.equal(await eth.wbtcBalance(user.address), userStart);
     assert.notEqual((await htlcOrder(eth, o.order.source_swap.swap_id)).fulfilledAt, 0n);
-    const again = await patch('v2', o.id, 'instant-refund');
+    const again = await patch('v2', o.id, 'instant-refund', { signature: consent });
     assert.equal(again.status, 202);
     assert.equal(again.body.result, res.body.result);
   });
@@ -326,7 +352,7 @@ describeEachStore('PATCH order actions', (kind) => {
     // What the watcher records when it sees the destination initiated.
     await t.store.db.updateTable('swaps').set({ initiate_tx_hash: `0x${randomHex32()}` }).where('order_id', '=', o.id).where('side', '=', 'destination').execute();
     const arbBefore = await arb.wbtcBalance(user.address);
-    const res = await patch('v3', o.id, 'instant-refund');
+    const res = await patch('v3', o.id, 'instant-refund', { signature: await refundConsent(o.order.source_swap.swap_id) });
     assert.equal(res.status, 409);
     assert.match(res.body.error, /destination is initiated/);
     assert.equal(await instantRefundSigned(t.store.db, o.id), false);
@@ -335,6 +361,59 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.equal(source.fulfilledAt, 0n);
     assert.equal(source.amount, AMOUNT);
     assert.equal(await arb.wbtcBalance(user.address), arbBefore);
+  });
+
+  test('who may act: another app gets 403 on every action and nothing is sent; the creating app needs the gasless flag', async () => {
+    const o = await initiated();
+    await solverInitiatesDestination(o);
+    const consent = await refundConsent(o.order.source_swap.swap_id);
+    const nonceBefore = await relayerNonce();
+    const foreignPlain = (await createApp(t.store.db, { name: 'another app', gasless: false })).key;
+    const foreignGasless = (await createApp(t.store.db, { name: 'another gasless app', gasless: true })).key;
+    for (const key of [foreignPlain, foreignGasless]) {
+      for (const [version, action, body] of [
+        ['v3', 'instant-refund', {}],
+        ['v2', 'instant-refund', { signature: consent }],
+        ['v2', 'redeem', { secret: o.secret.slice(2) }],
+        ['v3', 'refund', {}],
+        ['v2', 'initiate', { signature: consent }],
+      ] as const) {
+        const res = await patch(version, o.id, action, body, key);
+        assert.equal(res.status, 403, `${action}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'forbidden');
+        assert.match(res.body.error, /created by another app/);
+      }
+    }
+    assert.equal(await jobCount(o.id), 1, 'only the initiate job');
+    assert.equal(await instantRefundSigned(t.store.db, o.id), false, 'the order was not flagged for an instant refund');
+    assert.equal(await relayerNonce(), nonceBefore, 'the relayer sent nothing');
+    assert.equal((await htlcOrder(arb, o.order.destination_swap.swap_id)).fulfilledAt, 0n, 'the destination is still open');
+
+    // An app without the gasless flag, on its own order: every relayed action is 403.
+    const plain = (await createApp(t.store.db, { name: 'plain app', gasless: false })).key;
+    const created = await t.api.inject({
+      method: 'POST',
+      url: '/v2/orders',
+      headers: { 'service-app-id': plain },
+      payload: {
+        source: { asset: 'ethereum_localnet:wbtc', owner: USER, amount: AMOUNT.toString() },
+        destination: { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: DEST_AMOUNT.toString() },
+        secret_hash: newSecret().secretHash,
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const own = created.json<Record<string, any>>().result.order_id as string;
+    for (const [action, body] of [
+      ['initiate', { signature: consent }],
+      ['redeem', { secret: randomHex32() }],
+      ['refund', {}],
+      ['instant-refund', { signature: consent }],
+    ] as const) {
+      const res = await patch('v2', own, action, body, plain);
+      assert.equal(res.status, 403, `${action}: ${JSON.stringify(res.body)}`);
+      assert.match(res.body.error, /gasless actions are not enabled for this app/);
+    }
+    assert.equal(await jobCount(own), 0);
   });
 
   test('a Bitcoin-family source is not initiated by signature; native ether cannot be initiated by signature', async () => {
@@ -355,8 +434,8 @@ describeEachStore('PATCH order actions', (kind) => {
     // A Litecoin-source order, written directly.
     const { sampleOrder } = await import('../helpers/fixtures.ts');
     const { insertOrder } = await import('../../src/store/orders.ts');
-    const apps = await t.store.db.selectFrom('apps').select('id').executeTakeFirstOrThrow();
-    const ltc = sampleOrder(apps.id, {
+    const owner = await t.store.db.selectFrom('orders').select('app_id').where('id', '=', native.json<Record<string, any>>().result.order_id).executeTakeFirstOrThrow();
+    const ltc = sampleOrder(owner.app_id, {
       source: { swapId: randomHex32(), chain: 'litecoin_localnet', asset: 'litecoin_localnet:ltc', initiator: 'x', redeemer: 'y', timelock: 60n, amount: 100000n, assetPrice: 90, requiredConfirmations: 1 },
     });
     await insertOrder(t.store.db, ltc);

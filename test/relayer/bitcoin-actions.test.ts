@@ -25,6 +25,7 @@ import { buildStrategies } from '../../src/pricing/strategies.ts';
 import { BitcoinRelayer } from '../../src/relayer/bitcoin-relayer.ts';
 import { instantRefundSigned } from '../../src/relayer/instant-refund-gate.ts';
 import { claimFunding } from '../../src/solver/solver-store.ts';
+import { createApp } from '../../src/store/apps.ts';
 import { utxosOf } from '../../src/store/bitcoin-utxos.ts';
 import type { Store } from '../../src/store/database.ts';
 import { findOrder, type OrderRecord } from '../../src/store/orders.ts';
@@ -139,8 +140,8 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
   const height = async () => BigInt(await ltc.rpc.getBlockCount());
 
   const headers = () => ({ 'service-app-id': key });
-  const patch = async (version: 'v2' | 'v3', id: string, action: string, payload?: object) => {
-    const res = await api.inject({ method: 'PATCH', url: `/${version}/orders/${id}?action=${action}`, headers: headers(), ...(payload ? { payload } : {}) });
+  const patch = async (version: 'v2' | 'v3', id: string, action: string, payload?: object, appKey = key) => {
+    const res = await api.inject({ method: 'PATCH', url: `/${version}/orders/${id}?action=${action}`, headers: { 'service-app-id': appKey }, ...(payload ? { payload } : {}) });
     return { status: res.statusCode, body: res.json<Record<string, any>>(), raw: res.body };
   };
   const hashes = async (id: string, auth = true) => {
@@ -149,21 +150,23 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
   };
   const jobsOf = async (id: string) => store.db.selectFrom('relayer_jobs').select(['idempotency_key', 'tx_hash', 'status']).where('order_id', '=', id).execute();
 
-  async function post(source: object, destination: object, extra: object = {}): Promise<OrderRecord> {
+  async function post(source: object, destination: object, extra: object = {}, appKey = key): Promise<OrderRecord> {
     const res = await api.inject({
       method: 'POST',
       url: '/v2/orders',
-      headers: headers(),
+      headers: { 'service-app-id': appKey },
       payload: { source, destination, nonce: randomHex32().slice(0, 20), ...extra },
     });
     assert.equal(res.statusCode, 201, res.body);
     return (await findOrder(store.db, res.json<{ result: { order_id: string } }>().result.order_id))!;
   }
   /** A Litecoin -> WBTC order; `delegate` makes the client keep its own script key. */
-  const ltcSourceOrder = (delegate?: string) =>
+  const ltcSourceOrder = (delegate?: string, appKey = key) =>
     post(
       { asset: 'litecoin_localnet:ltc', owner: LTC_OWNER, amount: LTC_AMOUNT.toString(), ...(delegate ? { delegate } : {}) },
       { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: WBTC_FOR_LTC },
+      {},
+      appKey,
     );
   /** A WBTC -> Litecoin order whose secret the client keeps. */
   async function ltcDestinationOrder(delegate?: string) {
@@ -308,6 +311,36 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
     assert.equal(spent.status, 409);
     assert.match(spent.body.error, /already spent/);
     assert.equal((await patch('v3', order.id, 'instant-refund', { signatures })).body.result, tx.txid);
+  });
+
+  test('who may act: another app gets 403 and nothing is signed; an app without gasless may not have the service pay an instant refund, but may refund', async (t) => {
+    if (!(await setup(t))) return;
+    const order = await ltcSourceOrder();
+    await funded(order);
+    const { key: foreign } = await createApp(store.db, { name: 'another app', gasless: true });
+    for (const [version, action, payload] of [
+      ['v3', 'instant-refund', {}],
+      ['v2', 'refund', {}],
+      ['v2', 'redeem', { secret: randomHex32() }],
+    ] as const) {
+      const res = await patch(version, order.id, action, payload, foreign);
+      assert.equal(res.status, 403, `${action}: ${res.raw}`);
+      assert.match(res.body.error, /created by another app/);
+    }
+    assert.deepEqual(await jobsOf(order.id), [], 'no job');
+    assert.equal(await instantRefundSigned(store.db, order.id), false, 'no co-signature');
+
+    const { key: plain } = await createApp(store.db, { name: 'plain app', gasless: false });
+    const own = await ltcSourceOrder(undefined, plain);
+    await funded(own);
+    const instant = await patch('v3', own.id, 'instant-refund', {}, plain);
+    assert.equal(instant.status, 403, instant.raw);
+    assert.match(instant.body.error, /gasless actions are not enabled/);
+    assert.equal(await instantRefundSigned(store.db, own.id), false);
+    // A refund pays its fee from the HTLC itself: allowed, and refused here only because the CSV lock runs.
+    const refund = await patch('v3', own.id, 'refund', {}, plain);
+    assert.equal(refund.status, 409, refund.raw);
+    assert.deepEqual(await jobsOf(own.id), []);
   });
 
   test('instant refund: ten concurrent requests make one job and one transaction', async (t) => {

@@ -110,6 +110,3 @@ export const htlcAbi = [
     ],
   },
 ] as const;
-
-/** EIP-712 `Refund(bytes32 orderId)`: the redeemer's consent to an instant refund. */
-export const refundTypes = { Refund: [{ name: 'orderId', type: 'bytes32' }] } as const;

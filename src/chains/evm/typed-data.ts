@@ -62,3 +62,19 @@ export function initiateTypedDataJson(m: InitiateMessage) {
     },
   };
 }
+
+export const refundTypes = { Refund: [{ name: 'orderId', type: 'bytes32' }] } as const;
+
+/**
+ * `Refund(bytes32 orderId)` in the HTLC domain. The redeemer's signature of it lets the contract
+ * refund at once (instantRefund); the initiator's is the proof the API asks of a client that wants
+ * its EVM source refunded at once (docs/api.md).
+ */
+export function refundTypedData(m: { chainId: bigint; htlc: Address; orderId: Hex }): TypedDataDefinition<typeof refundTypes, 'Refund'> {
+  return {
+    domain: { name: HTLC_DOMAIN_NAME, version: HTLC_DOMAIN_VERSION, chainId: m.chainId, verifyingContract: m.htlc },
+    types: refundTypes,
+    primaryType: 'Refund',
+    message: { orderId: m.orderId },
+  };
+}
