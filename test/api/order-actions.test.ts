@@ -322,7 +322,7 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.notEqual((await htlcOrder(eth, o.order.source_swap.swap_id)).fulfilledAt, 0n);
   });
 
-  test('instant-refund: with the destination not initiated, the solver co-signs, the order is flagged and the user is refunded', async () => {
+  test('instant-refund: the initiator must sign Refund(orderId); then the solver co-signs once for concurrent requests, the order is flagged and the user is refunded', async () => {
     const userStart = await eth.wbtcBalance(user.address);
     const o = await initiated();
     assert.equal(await instantRefundSigned(t.store.db, o.id), false);
@@ -335,15 +335,22 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.equal(await instantRefundSigned(t.store.db, o.id), false, 'a refused request flags nothing');
     assert.equal(await jobCount(o.id), 1, 'only the initiate job');
     const consent = await refundConsent(o.order.source_swap.swap_id);
-    const res = await patch('v3', o.id, 'instant-refund', { signature: consent });
-    assert.equal(res.status, 202, JSON.stringify(res.body));
-    assert.equal((await settled(t.store, `${o.id}:instant-refund`)).status, 'confirmed');
+    const nonceBefore = await relayerNonce();
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => patch(i % 2 ? 'v2' : 'v3', o.id, 'instant-refund', { signature: consent })));
+    for (const a of answers) assert.equal(a.status, 202, JSON.stringify(a.body));
+    assert.equal(new Set(answers.map((a) => a.body.job.id)).size, 1, 'one job for every request');
+    const res = answers[0]!;
+    const job = await settled(t.store, `${o.id}:instant-refund`);
+    assert.equal(job.status, 'confirmed');
+    assert.equal(await jobCount(o.id), 2, 'the initiate job and one instant-refund job');
+    assert.equal(await relayerNonce(), nonceBefore + 1, 'the relayer sent exactly one transaction');
     assert.equal(await instantRefundSigned(t.store.db, o.id), true, 'the solver must never fund this destination');
     assert.equal(await eth.wbtcBalance(user.address), userStart);
     assert.notEqual((await htlcOrder(eth, o.order.source_swap.swap_id)).fulfilledAt, 0n);
     const again = await patch('v2', o.id, 'instant-refund', { signature: consent });
     assert.equal(again.status, 202);
-    assert.equal(again.body.result, res.body.result);
+    assert.equal(again.body.result, job.txHash);
+    assert.equal(again.body.job.id, res.body.job.id);
   });
 
   test('instant-refund: once the destination is initiated it is 409, nothing is flagged and the source stays locked', async () => {

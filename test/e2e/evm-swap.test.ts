@@ -13,7 +13,7 @@ import { findJob } from '../../src/store/relayer-jobs.ts';
 import { localnetRegistry, randomHex32, SOLVER, USER } from '../helpers/fixtures.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { htlcOrder, newSecret, startChains, type LocalChain } from '../relayer/harness.ts';
-import { openSwapWorld, type SwapWorld } from './harness.ts';
+import { instantRefundConsent, openSwapWorld, type SwapWorld } from './harness.ts';
 
 const registry = localnetRegistry();
 let chains: Awaited<ReturnType<typeof startChains>>;
@@ -229,7 +229,12 @@ describeEachStore('EVM swap end to end', (kind) => {
     assert.equal((await read(o.id)).status, 'initiated', 'the source is confirmed');
 
     // The relayer is not ticked: the co-signature exists, the refund is not on chain yet.
-    const res = await w.api.inject({ method: 'PATCH', url: `/v2/orders/${o.id}?action=instant-refund`, headers: { 'service-app-id': w.key } });
+    const res = await w.api.inject({
+      method: 'PATCH',
+      url: `/v2/orders/${o.id}?action=instant-refund`,
+      headers: { 'service-app-id': w.key },
+      payload: { signature: await instantRefundConsent(user, o.created, o.order.source_swap.swap_id) },
+    });
     assert.equal(res.statusCode, 202, res.body);
     assert.equal(await instantRefundSigned(w.store.db, o.id), true);
     for (let i = 0; i < 3; i++) assert.deepEqual((await w.step()).funded, []);
@@ -254,7 +259,12 @@ describeEachStore('EVM swap end to end', (kind) => {
     await initiate(o);
     const p = await w.step();
     assert.deepEqual(p.funded, [o.id]);
-    const res = await w.api.inject({ method: 'PATCH', url: `/v3/orders/${o.id}?action=instant-refund`, headers: { 'service-app-id': w.key } });
+    const res = await w.api.inject({
+      method: 'PATCH',
+      url: `/v3/orders/${o.id}?action=instant-refund`,
+      headers: { 'service-app-id': w.key },
+      payload: { signature: await instantRefundConsent(user, o.created, o.order.source_swap.swap_id) },
+    });
     assert.equal(res.statusCode, 409, res.body);
     assert.equal(await instantRefundSigned(w.store.db, o.id), false);
     // Settle it so later tests start from idle chains.

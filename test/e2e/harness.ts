@@ -4,9 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { sha256, type Hex } from 'viem';
+import { sha256, type Hex, type LocalAccount } from 'viem';
 import { EvmWatcher } from '../../src/chains/evm/watcher.ts';
 import type { Registry } from '../../src/chains/registry.ts';
+import { refundTypedData } from '../../src/chains/evm/typed-data.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
 import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
 import { evmSolverChains } from '../../src/solver/evm-chain.ts';
@@ -105,6 +106,15 @@ export async function openSwapWorld(
 
 export const hex0x = (s: string): Hex => (s.startsWith('0x') ? (s as Hex) : `0x${s}`);
 
+/**
+ * The source initiator's consent to an instant refund of an EVM source: its EIP-712 signature of
+ * Refund(orderId) in the source HTLC's domain, which the create response's typed_data names.
+ */
+export const instantRefundConsent = (signer: LocalAccount, created: Record<string, any>, sourceSwapId: string): Promise<Hex> =>
+  signer.signTypedData(
+    refundTypedData({ chainId: BigInt(created.typed_data.domain.chainId), htlc: created.typed_data.domain.verifyingContract, orderId: hex0x(sourceSwapId) }),
+  );
+
 export const AMOUNT = 100_000n;
 export const DEST_AMOUNT = 99_700n;
 
@@ -146,5 +156,6 @@ export function swapClient(w: SwapWorld, eth: LocalChain) {
     assert.equal(res.status, 202, JSON.stringify(res.body));
     assert.equal(res.job?.status, 'confirmed');
   };
-  return { user, read, createOrder, initiate };
+  const consent = (o: Awaited<ReturnType<typeof createOrder>>) => instantRefundConsent(user, o.created, o.order.source_swap.swap_id);
+  return { user, read, createOrder, initiate, instantRefundConsent: consent };
 }

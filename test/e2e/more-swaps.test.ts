@@ -245,7 +245,7 @@ describeEachStore('more EVM swaps end to end', (kind) => {
     await client.initiate(o);
     await watchUntil(o.id, 'initiated');
 
-    const refund = await w.patchRelayed(o.id, 'instant-refund', 'ethereum_localnet');
+    const refund = await w.patchRelayed(o.id, 'instant-refund', 'ethereum_localnet', { signature: await client.instantRefundConsent(o) });
     assert.equal(refund.status, 202, JSON.stringify(refund.body));
     assert.equal(refund.job?.status, 'confirmed');
     const source = await htlcOrder(eth, o.order.source_swap.swap_id);

@@ -25,12 +25,14 @@ const ActionAccepted = Type.Object(
 );
 
 const DESCRIPTION =
-  'Relays an HTLC action; the relayer pays the gas. EVM bodies: initiate `{signature}` (EIP-712 signature of the ' +
-  "create response's typed_data by the source owner, or one its contract accepts under ERC-1271; gasless apps only), redeem `{secret}` (64 hex, redeems the " +
+  'Relays an HTLC action. Only the app that created the order may act on it: any other app gets 403 and nothing is ' +
+  'signed or sent. An action the service pays for needs the app\'s gasless flag, else 403: every EVM action (the ' +
+  'relayer pays the gas) and a Bitcoin-family instant refund (a fee input from the solver\'s wallet); a Bitcoin-family ' +
+  "redeem or refund pays its fee out of the HTLC's outputs and needs no flag. EVM bodies: initiate `{signature}` (EIP-712 signature of the " +
+  "create response's typed_data by the source owner, or one its contract accepts under ERC-1271), redeem `{secret}` (64 hex, redeems the " +
   'destination), refund `{}` (after the source timelock), instant-refund `{signature}` (the source initiator\'s EIP-712 ' +
-  'signature of Refund(bytes32 orderId) in the HTLC domain; the solver co-signs while the destination is not initiated). ' +
-  'Only the app that created the order may act on it (403); actions the service pays for (every EVM action, a ' +
-  'Bitcoin-family instant refund) need the gasless flag (403). Bitcoin-family bodies: redeem `{secret}` (a destination whose key the service ' +
+  'signature of Refund(bytes32 orderId) in the source HTLC domain, orderId = 0x + source swap_id, ECDSA or ERC-1271; 400 ' +
+  'without it; the solver co-signs while the destination is not initiated). Bitcoin-family bodies: redeem `{secret}` (a destination whose key the service ' +
   'holds: the order was created without destination.delegate), refund `{tx}` (the refund signed with the source ' +
   'delegate key, after the CSV timelock; `{}` when the service holds the key), instant-refund `{signatures}` (or ' +
   '`{signature}` for one output: SIGHASH_SINGLE|ANYONECANPAY signatures of the hashes of GET ' +
