@@ -7,15 +7,16 @@ export interface LeasedLoopOptions {
   lease: string;
   holder: string;
   intervalMs: number;
-  /** One unit of work; runs only while this instance holds the lease. */
-  tick: () => Promise<unknown>;
+  /** One unit of work; runs only while this instance holds the lease. `signal` aborts when the loop stops. */
+  tick: (signal: AbortSignal) => Promise<unknown>;
+  /** A tick's failure; not called for what fails once the loop is stopping (the stop's own doing). */
   onError: (error: unknown) => void;
 }
 
 export interface LeasedLoop {
   /** Runs a tick now instead of at the next interval; during a tick, runs one more right after it. */
   wake(): void;
-  /** Stops the loop (after the tick in progress) and releases the lease. */
+  /** Stops the loop: aborts the tick in progress, waits for it to return, and releases the lease. */
   stop(): Promise<void>;
 }
 
@@ -27,6 +28,7 @@ export interface LeasedLoop {
  */
 export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
   const ttlMs = Math.max(options.intervalMs * 5, 5_000);
+  const stopping = new AbortController();
   let stopped = false;
   let ticking = false;
   let wakeAgain = false;
@@ -42,9 +44,9 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
     ticking = true;
     wakeAgain = false;
     try {
-      if (await acquireLease(options.db, options.lease, options.holder, ttlMs)) await options.tick();
+      if (await acquireLease(options.db, options.lease, options.holder, ttlMs)) await options.tick(stopping.signal);
     } catch (error) {
-      options.onError(error);
+      if (!stopped) options.onError(error);
     }
     ticking = false;
     if (!stopped) schedule(wakeAgain ? 0 : options.intervalMs);
@@ -58,6 +60,7 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
     },
     stop: async () => {
       stopped = true;
+      stopping.abort(new Error(`${options.lease}: stopping`));
       clearTimeout(timer);
       await running;
       await releaseLease(options.db, options.lease, options.holder).catch(() => undefined);

@@ -52,6 +52,14 @@ export async function startService(config: ServiceConfig): Promise<Service> {
   const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined));
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const stoppers: Array<() => unknown> = [];
+  // Aborted first on stop: every wait that a stopping service should not sit out ends at once.
+  const shutdown = new AbortController();
+  const stopAll = async () => {
+    shutdown.abort(new Error('the service is stopping'));
+    const results = await Promise.allSettled(stoppers.map((stop) => stop()));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
   try {
     await migrate(store.db);
     await syncRegistry(store.db, registry);
@@ -153,7 +161,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       config.solvers.find((s) => Object.values(s.addresses).some((a) => a.toLowerCase() === solverAccount.address.toLowerCase() || a.toLowerCase() === solverXOnly));
     const solverChains: SolverChain[] = [];
     if (solverAccount && ownSolver) {
-      solverChains.push(...evmSolverChains(registry, solverAccount, evmRpc));
+      solverChains.push(...evmSolverChains(registry, solverAccount, evmRpc, shutdown.signal));
       for (const [key, rpc] of bitcoinRpc) {
         if (ownSolver.addresses[key]?.toLowerCase() === solverXOnly) solverChains.push(new BitcoinSolverChain(registry.chain(key)!, store.db, rpc, solverKey!, secrets));
       }
@@ -167,7 +175,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         lease: `solver:${ownSolver.id}`,
         holder: instance,
         intervalMs: 1_000,
-        tick: () => solver.tick(),
+        tick: (signal) => solver.tick(signal),
         onError: (err) => api.log.error({ err }, 'solver pass failed'),
       });
       stoppers.push(() => loop.stop());
@@ -249,14 +257,18 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       registry,
       api,
       url: address,
+      // The API closes (answering the requests in flight) while the workers stop; the store last.
       stop: async () => {
-        for (const stop of stoppers) await stop();
-        await api.close();
-        await store.close();
+        stoppers.push(() => api.close());
+        try {
+          await stopAll();
+        } finally {
+          await store.close();
+        }
       },
     };
   } catch (err) {
-    for (const stop of stoppers) await stop();
+    await stopAll().catch(() => undefined);
     await store.close();
     throw err;
   }

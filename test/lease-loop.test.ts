@@ -47,6 +47,31 @@ describeEachStore('leased loops', (kind) => {
     assert.ok(calls >= 3);
   });
 
+  test('stop() aborts the tick in progress, waits for it, and does not report the abort as a failure', async () => {
+    const errors: unknown[] = [];
+    let started = false;
+    let finished = false;
+    const loop = leasedLoop({
+      db: store.db,
+      lease: 'stoppable',
+      holder: 'x',
+      intervalMs: 60_000,
+      // A wait that would outlast any shutdown (a receipt from a dead node) unless the signal ends it.
+      tick: async (signal) => {
+        started = true;
+        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+        finished = true;
+      },
+      onError: (e) => errors.push(e),
+    });
+    for (const end = Date.now() + 2_000; !started; await new Promise((r) => setTimeout(r, 5))) assert.ok(Date.now() < end, 'the first tick started');
+    const t0 = Date.now();
+    await loop.stop();
+    assert.ok(Date.now() - t0 < 1_000, `stopped in ${Date.now() - t0} ms`);
+    assert.equal(finished, false);
+    assert.deepEqual(errors, []);
+  });
+
   test('wake() runs a tick at once; wakes during a tick coalesce into one more tick', async () => {
     let ticks = 0;
     let release: () => void = () => undefined;

@@ -9,6 +9,8 @@ export interface AnvilNode {
   chainId: number;
   rpcUrl: string;
   port: number;
+  /** The node's process id. */
+  pid: number;
   /** A JSON-RPC call to the node (anvil_* and evm_* methods included). */
   rpc(method: string, params?: unknown[]): Promise<unknown>;
   stop(): Promise<void>;
@@ -53,13 +55,15 @@ export async function freePort(): Promise<number> {
 /**
  * Starts anvil on 127.0.0.1 with `chainId`, on `port` (a free one by default), and resolves once
  * it answers JSON-RPC. `blockTimeSec` mines on an interval; without it, every transaction mines a
- * block at once.
+ * block at once. With `stateFile` the chain starts from the state saved there and saves it on exit,
+ * and every `stateIntervalSec` too: anvil killed outright loses at most that much of its chain.
  */
-export async function startAnvil(options: { chainId: number; port?: number; blockTimeSec?: number; stateFile?: string }): Promise<AnvilNode> {
+export async function startAnvil(options: { chainId: number; port?: number; blockTimeSec?: number; stateFile?: string; stateIntervalSec?: number }): Promise<AnvilNode> {
   const port = options.port ?? (await freePort());
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(options.chainId), '--silent'];
   if (options.blockTimeSec !== undefined) args.push('--block-time', String(options.blockTimeSec));
   if (options.stateFile) args.push('--state', options.stateFile);
+  if (options.stateFile && options.stateIntervalSec) args.push('--state-interval', String(options.stateIntervalSec));
   const child: ChildProcess = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -83,10 +87,11 @@ export async function startAnvil(options: { chainId: number; port?: number; bloc
     chainId: options.chainId,
     rpcUrl,
     port,
+    pid: child.pid!,
     rpc: (method, params) => jsonRpc(rpcUrl, method, params),
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

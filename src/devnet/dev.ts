@@ -35,6 +35,9 @@ export interface Dev {
   stop: () => Promise<void>;
 }
 
+/** How often the devnet's anvils save their state (they also save it on a clean exit). */
+export const ANVIL_STATE_INTERVAL_SEC = 2;
+
 /**
  * `hashlock dev` (`npm start`): two anvil chains (their state kept in the data dir, so a restart
  * resumes), the contracts and test tokens deployed and funded, and the whole service on the embedded
@@ -44,15 +47,16 @@ export async function startDev(config: ServiceConfig, options: DevOptions = {}):
   const registry = loadRegistry(config.registryPath);
   const nodes: Array<{ stop(): Promise<void> }> = [];
   const stopNodes = async () => {
-    for (const node of nodes) await node.stop();
+    await Promise.all(nodes.map((node) => node.stop()));
   };
   try {
     const deployments: EvmDeployment[] = [];
     for (const { key, chainId } of LOCAL_EVM_CHAINS) {
       const chain = registry.chain(key);
       if (!chain) throw new Error(`the registry ${config.registryPath} has no chain ${key}`);
-      // Deploy with instant mining, then mine a block a second like a real chain.
-      const node = await startAnvil({ chainId, stateFile: join(config.dataDir, `anvil-${key}.json`) });
+      // Deploy with instant mining, then mine a block a second like a real chain. The state is saved
+      // every few seconds as well as on exit, so a crash loses seconds of chain, not the session.
+      const node = await startAnvil({ chainId, stateFile: join(config.dataDir, `anvil-${key}.json`), stateIntervalSec: ANVIL_STATE_INTERVAL_SEC });
       nodes.push(node);
       deployments.push(await deployLocalnet(chain, node.rpcUrl, chainId));
       const blockTimeSec = options.blockTimeSec ?? 1;

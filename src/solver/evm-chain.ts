@@ -1,3 +1,4 @@
+import { abortable } from '../abort.ts';
 import {
   createPublicClient,
   createWalletClient,
@@ -41,6 +42,8 @@ export class EvmSolverChain implements SolverChain {
     private readonly registry: Registry,
     private readonly account: LocalAccount,
     rpcUrl: string,
+    /** The service's shutdown: a receipt still awaited then is given up (the next pass re-reads the chain). */
+    private readonly stopping?: AbortSignal,
   ) {
     if (chain.family !== 'evm') throw new Error(`${chain.key} is not an EVM chain`);
     this.address = account.address;
@@ -175,16 +178,16 @@ export class EvmSolverChain implements SolverChain {
   /** Sends one transaction and waits for its receipt; a reverted one throws. */
   private async send(write: () => Promise<Hex>): Promise<void> {
     const hash = await write();
-    const receipt = await this.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    const receipt = await abortable(this.client.waitForTransactionReceipt({ hash, pollingInterval: 50 }), this.stopping);
     if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
   }
 }
 
 /** The solver's adapters for the EVM chains it has an RPC for. */
-export function evmSolverChains(registry: Registry, account: LocalAccount, rpcUrls: Readonly<Record<string, string>>): EvmSolverChain[] {
+export function evmSolverChains(registry: Registry, account: LocalAccount, rpcUrls: Readonly<Record<string, string>>, stopping?: AbortSignal): EvmSolverChain[] {
   return Object.entries(rpcUrls).flatMap(([key, url]) => {
     const chain = registry.chain(key);
-    return chain?.family === 'evm' ? [new EvmSolverChain(chain, registry, account, url)] : [];
+    return chain?.family === 'evm' ? [new EvmSolverChain(chain, registry, account, url, stopping)] : [];
   });
 }
 

@@ -99,19 +99,20 @@ export class Solver {
   }
 
   /** One pass: redeem sources first (the solver's own money), then client redeems, refunds, funding. */
-  async tick(): Promise<SolverPass> {
+  async tick(signal?: AbortSignal): Promise<SolverPass> {
     const pass: SolverPass = { funded: [], redeemedForClient: [], redeemedSources: [], refunded: [], refundedForClient: [], accrued: [], skipped: [] };
     const chains = [...this.chains.keys()];
     if (chains.length === 0) return pass;
     const q = { solverId: this.solverId, chains, limit: this.batch };
     const each = async (ids: string[], step: (order: OrderRecord) => Promise<void>) => {
       for (const id of ids) {
+        if (signal?.aborted) return;
         const order = await findOrder(this.db, id);
         if (!order) continue;
         try {
           await step(order);
         } catch (err) {
-          this.log.error({ order: id, error: describeChainError(err) }, 'solver step failed');
+          if (!signal?.aborted) this.log.error({ order: id, error: describeChainError(err) }, 'solver step failed');
         }
       }
     };

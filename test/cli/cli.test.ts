@@ -25,10 +25,11 @@ interface Devnet {
   accounts: { user: { address: string; private_key: string } };
 }
 
-async function startDev(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; devnet: Devnet; output: () => string }> {
+async function startDev(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}, options: { ownGroup?: boolean } = {}): Promise<{ child: ChildProcess; devnet: Devnet; output: () => string }> {
   const devnetPath = join(dataDir, 'devnet.json');
   const before = existsSync(devnetPath) ? readFileSync(devnetPath, 'utf8') : '';
-  const child = spawn(process.execPath, [BIN, 'dev'], { env: envFor(dataDir, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  // In its own process group, a signal can reach the service and its chain nodes at once, as Ctrl-C in a terminal does.
+  const child = spawn(process.execPath, [BIN, 'dev'], { env: envFor(dataDir, extraEnv), stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownGroup ?? false });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -175,42 +176,50 @@ async function waitForOrder(devnet: Devnet, id: string, done: (order: Record<str
   assert.fail(`order ${id} stayed ${order.status}: ${JSON.stringify(order)}`);
 }
 
+const devUser = (devnet: Devnet) => privateKeyToAccount(devnet.accounts.user.private_key as `0x${string}`);
+
+/** The test user's WBTC on arbitrum_localnet. */
+const userArbWbtc = (devnet: Devnet) =>
+  createPublicClient({ transport: http(devnet.chains.arbitrum_localnet!.rpc_url) }).readContract({
+    address: devnet.chains.arbitrum_localnet!.contracts.wbtc as `0x${string}`,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [devUser(devnet).address],
+  });
+
+/** Creates a 100,000-sat WBTC order ethereum -> arbitrum whose approval and initiate the test user broadcasts itself; returns its id. */
+async function initiateOwnSwap(devnet: Devnet): Promise<string> {
+  const user = devUser(devnet);
+  const eth = devnet.chains.ethereum_localnet!;
+  const chain = { id: 31337, name: 'ethereum_localnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [eth.rpc_url] } } };
+  const wallet = createWalletClient({ account: user, chain, transport: http(eth.rpc_url) });
+  const reader = createPublicClient({ chain, transport: http(eth.rpc_url), pollingInterval: 100 });
+  const order = await getJson(devnet, '/v2/orders', {
+    method: 'POST',
+    body: JSON.stringify({
+      source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: '100000' },
+      destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: '99700' },
+    }),
+  });
+  assert.equal(order.status, 'Ok', JSON.stringify(order));
+  for (const tx of [order.result.approval_transaction, order.result.initiate_transaction] as Array<{ to: `0x${string}`; data: `0x${string}` }>) {
+    const receipt = await reader.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: tx.to, data: tx.data }) });
+    assert.equal(receipt.status, 'success');
+  }
+  return order.result.order_id as string;
+}
+
 test('a restart resumes an order in flight: initiated before the stop, settled after it', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-inflight-'));
   // The first run's solver key is no configured solver's, so no solver runs: the order can only
   // wait at `initiated` until the restarted service, with the solver's key, takes it over.
   const first = await startDev(dataDir, { HASHLOCK_SOLVER_KEY: generatePrivateKey() });
   const devnet = first.devnet;
-  const user = privateKeyToAccount(devnet.accounts.user.private_key as `0x${string}`);
-  const eth = devnet.chains.ethereum_localnet!;
-  const chain = { id: 31337, name: 'ethereum_localnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [eth.rpc_url] } } };
-  const wallet = createWalletClient({ account: user, chain, transport: http(eth.rpc_url) });
-  const reader = createPublicClient({ chain, transport: http(eth.rpc_url), pollingInterval: 100 });
-  const arbBalance = (d: Devnet) =>
-    createPublicClient({ transport: http(d.chains.arbitrum_localnet!.rpc_url) }).readContract({
-      address: d.chains.arbitrum_localnet!.contracts.wbtc as `0x${string}`,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [user.address],
-    });
   let orderId: string;
   let before: bigint;
   try {
-    before = await arbBalance(devnet);
-    const order = await getJson(devnet, '/v2/orders', {
-      method: 'POST',
-      body: JSON.stringify({
-        source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: '100000' },
-        destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: '99700' },
-      }),
-    });
-    assert.equal(order.status, 'Ok', JSON.stringify(order));
-    orderId = order.result.order_id as string;
-    // The client broadcasts the approval and the initiate itself.
-    for (const tx of [order.result.approval_transaction, order.result.initiate_transaction] as Array<{ to: `0x${string}`; data: `0x${string}` }>) {
-      const receipt = await reader.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: tx.to, data: tx.data }) });
-      assert.equal(receipt.status, 'success');
-    }
+    before = await userArbWbtc(devnet);
+    orderId = await initiateOwnSwap(devnet);
     const initiated = await waitForOrder(devnet, orderId, (o) => o.status === 'initiated');
     assert.equal(initiated.destination_swap.initiate_tx_hash, '', 'nobody funded the destination in the first run');
   } finally {
@@ -222,7 +231,42 @@ test('a restart resumes an order in flight: initiated before the stop, settled a
     const completed = await waitForOrder(second.devnet, orderId, (o) => o.status === 'completed');
     assert.match(completed.destination_swap.redeem_tx_hash, /^0x[0-9a-f]{64}$/);
     assert.match(completed.source_swap.redeem_tx_hash, /^0x[0-9a-f]{64}$/, 'the solver redeemed its source after the restart');
-    assert.equal((await arbBalance(second.devnet)) - before, 99_700n, 'the user gained exactly the destination amount');
+    assert.equal((await userArbWbtc(second.devnet)) - before, 99_700n, 'the user gained exactly the destination amount');
+  } finally {
+    assert.equal(await stop(second.child), 0, second.output());
+  }
+});
+
+test('Ctrl-C with a swap in flight: the service and its chains stop at once, exit 0, and the swap completes after a restart', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-ctrl-c-'));
+  const first = await startDev(dataDir, {}, { ownGroup: true });
+  const devnet = first.devnet;
+  let orderId: string;
+  let before: bigint;
+  let stoppedIn: number;
+  let exit: number | null;
+  try {
+    before = await userArbWbtc(devnet);
+    orderId = await initiateOwnSwap(devnet);
+    // The source is initiated: the solver is now sending the destination's funding and waits for it
+    // to be mined while the signal kills the chain nodes under it.
+    await waitForOrder(devnet, orderId, (o) => o.source_swap.initiate_tx_hash !== '');
+  } finally {
+    const exited = new Promise<number | null>((r) => first.child.once('exit', (code) => r(code)));
+    const t0 = Date.now();
+    process.kill(-first.child.pid!, 'SIGINT');
+    exit = await exited;
+    stoppedIn = Date.now() - t0;
+  }
+  assert.equal(exit, 0, first.output());
+  assert.ok(stoppedIn < 15_000, `stopped in ${stoppedIn} ms, not waiting on the dead nodes:\n${first.output()}`);
+  assert.doesNotMatch(first.output(), /unhandled|Uncaught/i);
+
+  const second = await startDev(dataDir);
+  try {
+    const completed = await waitForOrder(second.devnet, orderId, (o) => o.status === 'completed', 60);
+    assert.match(completed.source_swap.redeem_tx_hash, /^0x[0-9a-f]{64}$/);
+    assert.equal((await userArbWbtc(second.devnet)) - before, 99_700n, 'the user gained exactly the destination amount, once');
   } finally {
     assert.equal(await stop(second.child), 0, second.output());
   }

@@ -375,6 +375,34 @@ describeEachStore('BitcoinWatcher', (kind) => {
     assert.equal(await status(o), 'initiated');
   });
 
+  test('A CHAIN BACK FROM OLDER STATE: invalidateblock 30 blocks down (deeper than the kept window) undoes what was above; the order moves back', async (t) => {
+    if (!(await setup(t))) return;
+    const o = await createOrder();
+    const txid = await fund(o.address, AMOUNT);
+    const [block] = await mine();
+    const height = await heightOf(block!);
+    await mine(29);
+    const cursorBefore = height + 29n;
+    while ((await watcher.poll()).to < cursorBefore);
+    assert.equal(await status(o), 'initiated');
+
+    await ltc.rpc.call('invalidateblock', [block]);
+    assert.equal(BigInt(await ltc.rpc.getBlockCount()), height - 1n);
+    // The funding spent a coinbase output that the shorter chain has not matured: the node dropped it.
+    assert.equal((await ltc.rpc.call<string[]>('getrawmempool')).includes(txid), false);
+    const undone = await watcher.poll();
+    assert.deepEqual(undone.reorg, { ancestor: height - 1n, previousCursor: cursorBefore, beyondWindow: true });
+    const swap = await source(o);
+    assert.deepEqual([swap.initiateTxHash, swap.initiateBlockNumber, swap.filledAmount, swap.currentConfirmations], ['', '0', '0', 0]);
+    assert.equal(await status(o), 'created', 'back to waiting for its funding');
+    assert.equal((await listChainHeights(store.db)).get(CHAIN), height - 1n);
+
+    await ltc.rpc.call('reconsiderblock', [block]);
+    while ((await watcher.poll()).to < cursorBefore);
+    assert.equal(await status(o), 'initiated');
+    assert.equal((await source(o)).initiateTxHash, txid);
+  });
+
   test('REORG with the funding double-spent: detected while back in the mempool, then nothing once a block mines a conflicting transaction', async (t) => {
     if (!(await setup(t))) return;
     const o = await createOrder();

@@ -333,6 +333,32 @@ describeEachStore('EvmWatcher', (kind) => {
     assert.equal(next.from, redeemed.blockNumber);
   });
 
+  test('A CHAIN BACK FROM OLDER SAVED STATE: the head far below the cursor (deeper than the kept window) undoes everything above it; the order moves back', async () => {
+    const o = await createOrder({ required: 1 });
+    const snapshot = (await anvil.rpc('evm_snapshot')) as Hex;
+    const restoredHead = await head();
+    const initiated = await initiate(o);
+    await mine(20); // well past the 12 kept blocks
+    await watcher.poll();
+    await assertInitiated(o, initiated);
+    const cursorBefore = await head();
+
+    // What a devnet restarted from a state saved 21 blocks earlier looks like: a shorter chain.
+    assert.equal(await anvil.rpc('evm_revert', [snapshot]), true);
+    assert.equal(await head(), restoredHead);
+    const result = await watcher.poll();
+    assert.deepEqual(result.reorg, { ancestor: restoredHead, previousCursor: cursorBefore, beyondWindow: true });
+    emptyInitiate(await sourceSwap(o));
+    const cursor = await store.db.selectFrom('watcher_cursors').select('block_number').where('chain', '=', chain.key).executeTakeFirstOrThrow();
+    assert.equal(cursor.block_number, restoredHead.toString());
+
+    // The chain grows again from there, and the initiate sent again is recorded at its new block.
+    const again = await initiate(o);
+    const next = await watcher.poll();
+    assert.equal(next.reorg, undefined);
+    await assertInitiated(o, again);
+  });
+
   test('run() polls until aborted and reports errors through onError', async () => {
     const controller = new AbortController();
     const errors: unknown[] = [];
