@@ -1,15 +1,28 @@
 // Settlement latency and throughput on the service's own wiring: `hashlock dev` (two anvil chains,
-// the API, relayers, watchers woken by each new head, the solver woken by each order change) with
-// every transaction mined at once, and clients that create orders over HTTP and broadcast the source
-// initiate themselves. Block first-seen times come from an observer polling both chains, so
-//  (a) = first sight of the source's confirming block -> destination initiate mined (anvil automines:
-//        mined within milliseconds of being sent),
-//  (b) = first sight of the secret's reveal block (destination redeem) -> source redeem mined.
+// the API, the transaction senders, watchers woken by each new head, the solver woken by each order
+// change), with clients that create orders over HTTP. Two setups:
+//  - instant mining: every transaction mined at once; clients broadcast their source initiate;
+//  - one-second blocks, as `npm start` runs: clients start gasless swaps all at once (EIP-712
+//    signature, PATCH initiate).
+// An observer hears each chain's new heads and pending transactions over WebSocket, so
+//  (a) = first sight of the source's confirming block -> destination initiate first seen pending (sent),
+//  (b) = first sight of the secret's reveal block (destination redeem) -> source redeem first seen pending.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  maxUint256,
+  parseEventLogs,
+  webSocket,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { HTLC_EVENTS } from '../src/chains/evm/htlc-events.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config.ts';
 import { startDev } from '../src/devnet/dev.ts';
@@ -20,38 +33,64 @@ import { createDatabase } from '../test/helpers/stores.ts';
 const SEQUENTIAL = Number(process.env.BENCH_SWAPS ?? 20);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
 const AMOUNT = 100_000n;
+/** How often a client reads its order while it waits, as a wallet's status screen would. */
+const POLL_MS = 500;
 
-/** Wall-clock time each block of a chain was first seen (polled every few milliseconds). */
-function observeBlocks(client: PublicClient): { seen: Map<bigint, number>; stop: () => void } {
-  const seen = new Map<bigint, number>();
-  let stopped = false;
-  let last = -1n;
-  void (async () => {
-    while (!stopped) {
-      try {
-        const n = await client.getBlockNumber({ cacheTime: 0 });
-        const now = performance.now();
-        for (let b = last + 1n; b <= n; b++) if (!seen.has(b)) seen.set(b, now);
-        if (n > last) last = n;
-      } catch {
-        // a transient RPC error: try again
-      }
-      await new Promise((r) => setTimeout(r, 2));
-    }
-  })();
-  return { seen, stop: () => (stopped = true) };
+interface ChainObserver {
+  /** Wall-clock time each block was first seen. */
+  blocks: Map<bigint, number>;
+  /** Wall-clock time each transaction was first seen pending (lower-case hash). */
+  pending: Map<string, number>;
+  stop(): void;
 }
 
-/** Blocks of the HTLC events of `htlc` by order id. */
+/**
+ * Hears the chain's new heads and pending transactions over WebSocket: the time a block is first
+ * announced is when the service's watchers, subscribed the same way, can first see it.
+ */
+function observeChain(wsUrl: string): ChainObserver {
+  const blocks = new Map<bigint, number>();
+  const pending = new Map<string, number>();
+  const ws = createPublicClient({ transport: webSocket(wsUrl) });
+  const unwatchBlocks = ws.watchBlockNumber({
+    emitMissed: true,
+    onBlockNumber: (n) => {
+      if (!blocks.has(n)) blocks.set(n, performance.now());
+    },
+  });
+  const unwatchPending = ws.watchPendingTransactions({
+    onTransactions: (hashes) => {
+      const now = performance.now();
+      for (const h of hashes) if (!pending.has(h.toLowerCase())) pending.set(h.toLowerCase(), now);
+    },
+  });
+  return {
+    blocks,
+    pending,
+    stop: () => {
+      unwatchBlocks();
+      unwatchPending();
+      void ws.transport.getRpcClient().then((rpc) => rpc.close()).catch(() => undefined);
+    },
+  };
+}
+
+interface HtlcEvent {
+  block: bigint;
+  tx: string;
+}
+
+/** The Initiated and Redeemed events of `htlc` by order id, with their blocks and transactions. */
 async function htlcEvents(client: PublicClient, htlc: Hex, fromBlock: bigint) {
   const logs = await client.getLogs({ address: htlc, fromBlock, toBlock: 'latest' });
   const events = parseEventLogs({ abi: HTLC_EVENTS, logs });
-  const byOrder = new Map<string, { initiated?: bigint; redeemed?: bigint }>();
+  const byOrder = new Map<string, { initiated?: HtlcEvent; redeemed?: HtlcEvent }>();
   for (const e of events) {
     const id = ((e.args as { orderID?: Hex }).orderID ?? '').toLowerCase();
     const entry = byOrder.get(id) ?? {};
-    if (e.eventName === 'Initiated') entry.initiated = e.blockNumber;
-    if (e.eventName === 'Redeemed') entry.redeemed = e.blockNumber;
+    const at = { block: e.blockNumber, tx: e.transactionHash.toLowerCase() };
+    if (e.eventName === 'Initiated') entry.initiated = at;
+    if (e.eventName === 'Redeemed') entry.redeemed = at;
     byOrder.set(id, entry);
   }
   return byOrder;
@@ -62,20 +101,30 @@ const quantile = (xs: number[], q: number) => {
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
 };
 
-/** Runs the settlement bench; returns the table rows. */
-export async function benchSettlement(kind: StoreKind = process.env.DATABASE_URL ? 'postgres' : 'pglite'): Promise<Array<Record<string, string | number>>> {
+type Row = Record<string, string | number>;
+
+/** Runs the settlement benches (instant mining, then one-second blocks); returns the table rows. */
+export async function benchSettlement(kind: StoreKind = process.env.DATABASE_URL ? 'postgres' : 'pglite'): Promise<Row[]> {
+  return [
+    ...(await settlementRun(kind, { blockTimeSec: 0, gasless: false, sequential: SEQUENTIAL, concurrent: CONCURRENT })),
+    ...(await settlementRun(kind, { blockTimeSec: 1, gasless: true, sequential: 0, concurrent: CONCURRENT })),
+  ];
+}
+
+export async function settlementRun(kind: StoreKind, o: { blockTimeSec: number; gasless: boolean; sequential: number; concurrent: number }): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-bench-'));
   const database = kind === 'postgres' ? await createDatabase(process.env.DATABASE_URL!, 'hashlock_bench') : undefined;
   // A PostgreSQL service needs its secret-box key from the environment (instances share it).
   if (database) process.env.HASHLOCK_SECRET_KEY ??= randomBytes(32).toString('hex');
-  // One key stands for all the bench's clients, polling every 50 ms: no per-key limit would fit them.
+  // One key stands for all the bench's clients: no per-key limit would fit them.
   const config = { ...loadServiceConfig(DEV_CONFIG_PATH, {}), port: 0, dataDir, databaseUrl: database?.url, logLevel: 'warn', rateLimits: undefined };
-  const dev = await startDev(config, { blockTimeSec: 0 });
+  const dev = await startDev(config, { blockTimeSec: o.blockTimeSec });
   const [eth, arb] = ['ethereum_localnet', 'arbitrum_localnet'].map((key) => {
     const deployment = dev.chains.find((c) => c.chain === key)!;
-    return { deployment, client: createPublicClient({ transport: http(deployment.rpcUrl), cacheTime: 0, pollingInterval: 5 }) };
-  }) as [{ deployment: (typeof dev.chains)[number]; client: PublicClient }, { deployment: (typeof dev.chains)[number]; client: PublicClient }];
-  const observers = { eth: observeBlocks(eth.client), arb: observeBlocks(arb.client) };
+    const client = createPublicClient({ transport: http(deployment.rpcUrl), cacheTime: 0, pollingInterval: 5 });
+    return { deployment, client, observer: observeChain(deployment.rpcUrl.replace(/^http/, 'ws')) };
+  }) as [Side, Side];
+  type Side = { deployment: (typeof dev.chains)[number]; client: PublicClient; observer: ChainObserver };
 
   const user = devAccount('user');
   const wallet = createWalletClient({ account: user, transport: http(eth.deployment.rpcUrl) });
@@ -89,15 +138,15 @@ export async function benchSettlement(kind: StoreKind = process.env.DATABASE_URL
       headers: { 'service-app-id': dev.appKey, 'content-type': 'application/json' },
       ...(init ? { body: JSON.stringify(init.body) } : {}),
     });
-    const body = (await res.json()) as { result?: Record<string, any>; error?: string };
-    if (!res.ok || !body.result) throw new Error(`${path}: ${res.status} ${body.error}`);
+    const body = (await res.json()) as { result?: any; error?: string };
+    if (!res.ok || body.result === undefined) throw new Error(`${path}: ${res.status} ${body.error}`);
     return body.result;
   };
-  const quote = (await api(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as unknown as Array<{ destination: { amount: string } }>;
+  const quote = (await api(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as Array<{ destination: { amount: string } }>;
   const destinationAmount = quote[0]!.destination.amount;
-  // The user's transactions go out one at a time (one account, one nonce sequence).
+  // A client broadcasting itself sends one transaction at a time (one account, one nonce sequence).
   let queue: Promise<unknown> = Promise.resolve();
-  const initiate = (tx: { to: Address; data: Hex }) => {
+  const broadcastInitiate = (tx: { to: Address; data: Hex }) => {
     const sent = queue.then(async () => {
       const hash = await wallet.sendTransaction({ chain: undefined, to: tx.to, data: tx.data });
       const receipt = await eth.client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
@@ -116,57 +165,89 @@ export async function benchSettlement(kind: StoreKind = process.env.DATABASE_URL
       },
     });
     const id = created.order_id as string;
-    await initiate(created.initiate_transaction as { to: Address; data: Hex });
+    if (o.gasless) {
+      const td = created.typed_data as { domain: { chainId: Hex; verifyingContract: Address }; message: Record<string, Hex> };
+      const signature = await user.signTypedData({
+        domain: { name: 'HTLC', version: '3', chainId: BigInt(td.domain.chainId), verifyingContract: td.domain.verifyingContract },
+        types: { Initiate: [{ name: 'redeemer', type: 'address' }, { name: 'timelock', type: 'uint256' }, { name: 'amount', type: 'uint256' }, { name: 'secretHash', type: 'bytes32' }] },
+        primaryType: 'Initiate',
+        message: { redeemer: td.message.redeemer!, timelock: BigInt(td.message.timelock!), amount: BigInt(td.message.amount!), secretHash: td.message.secretHash! },
+      });
+      await api(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature } });
+    } else {
+      await broadcastInitiate(created.initiate_transaction as { to: Address; data: Hex });
+    }
     let order = await api(`/v2/orders/${id}`);
-    for (const until = Date.now() + 120_000; order.status !== 'completed'; order = await api(`/v2/orders/${id}`)) {
+    for (const until = Date.now() + 300_000; order.status !== 'completed'; order = await api(`/v2/orders/${id}`)) {
       if (Date.now() > until) throw new Error(`order ${id} did not complete: ${order.status}`);
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, POLL_MS));
     }
     return { source: hex0x(order.source_swap.swap_id as string), destination: hex0x(order.destination_swap.swap_id as string) };
   };
 
+  /** (a) and (b) of each swap, from the observers. */
+  const latencies = async (swaps: Array<{ source: string; destination: string }>, fromEth: bigint, fromArb: bigint) => {
+    const ethEvents = await htlcEvents(eth.client, wbtcHtlc, fromEth);
+    const arbEvents = await htlcEvents(arb.client, arb.deployment.contracts.wbtcHtlc, fromArb);
+    const blockSeen = (side: Side, e: HtlcEvent | undefined) => {
+      const t = e && side.observer.blocks.get(e.block);
+      if (t === undefined) throw new Error(`block ${e?.block} was not observed`);
+      return t;
+    };
+    // Sent = first seen pending; a transaction mined before the subscription heard it counts from its block.
+    const sentSeen = (side: Side, e: HtlcEvent | undefined) => (e && side.observer.pending.get(e.tx)) ?? blockSeen(side, e);
+    const a: number[] = [];
+    const b: number[] = [];
+    for (const s of swaps) {
+      const src = ethEvents.get(s.source);
+      const dst = arbEvents.get(s.destination);
+      a.push(sentSeen(arb, dst?.initiated) - blockSeen(eth, src?.initiated));
+      b.push(sentSeen(eth, src?.redeemed) - blockSeen(arb, dst?.redeemed));
+    }
+    return { a, b };
+  };
+
+  const setup = o.blockTimeSec === 0 ? 'instant mining' : `${o.blockTimeSec} s blocks`;
+  const how = o.gasless ? 'gasless' : 'client-broadcast';
+  const ms = (x: number) => Math.round(x);
+  const note = `${kind}; ${setup}; hashlock dev's wiring`;
+  const rows: Row[] = [];
   try {
     const fromEth = await eth.client.getBlockNumber();
     const fromArb = await arb.client.getBlockNumber();
     const sequential: Array<{ source: string; destination: string }> = [];
-    for (let i = 0; i < SEQUENTIAL; i++) sequential.push(await swap());
-    const ethEvents = await htlcEvents(eth.client, wbtcHtlc, fromEth);
-    const arbEvents = await htlcEvents(arb.client, arb.deployment.contracts.wbtcHtlc, fromArb);
-    const seen = (observer: ReturnType<typeof observeBlocks>, block: bigint | undefined) => {
-      const t = block === undefined ? undefined : observer.seen.get(block);
-      if (t === undefined) throw new Error(`block ${block} was not observed`);
-      return t;
-    };
-    const a: number[] = [];
-    const b: number[] = [];
-    for (const s of sequential) {
-      const src = ethEvents.get(s.source);
-      const dst = arbEvents.get(s.destination);
-      a.push(seen(observers.arb, dst?.initiated) - seen(observers.eth, src?.initiated));
-      b.push(seen(observers.eth, src?.redeemed) - seen(observers.arb, dst?.redeemed));
+    for (let i = 0; i < o.sequential; i++) sequential.push(await swap());
+    if (sequential.length > 0) {
+      const { a, b } = await latencies(sequential, fromEth, fromArb);
+      rows.push(
+        { measure: `(a) source confirmed -> destination initiate sent, ${how} one at a time`, swaps: a.length, 'median ms': ms(quantile(a, 0.5)), 'p95 ms': ms(quantile(a, 0.95)), note },
+        { measure: `(b) secret revealed -> source redeem sent, ${how} one at a time`, swaps: b.length, 'median ms': ms(quantile(b, 0.5)), 'p95 ms': ms(quantile(b, 0.95)), note },
+      );
     }
 
     const started = performance.now();
-    const results = await Promise.allSettled(Array.from({ length: CONCURRENT }, () => swap()));
+    const concurrentFromEth = await eth.client.getBlockNumber();
+    const concurrentFromArb = await arb.client.getBlockNumber();
+    const results = await Promise.allSettled(Array.from({ length: o.concurrent }, () => swap()));
     const seconds = (performance.now() - started) / 1000;
-    const completed = results.filter((r) => r.status === 'fulfilled').length;
+    const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-
-    const ms = (x: number) => Math.round(x);
-    const note = `${kind}; service wiring (new heads over WebSocket, solver on order_changed)`;
-    return [
-      { measure: '(a) source confirmed -> destination initiate', swaps: a.length, 'median ms': ms(quantile(a, 0.5)), 'p95 ms': ms(quantile(a, 0.95)), note },
-      { measure: '(b) secret revealed -> source redeem', swaps: b.length, 'median ms': ms(quantile(b, 0.5)), 'p95 ms': ms(quantile(b, 0.95)), note },
+    const { a, b } = await latencies(done, concurrentFromEth, concurrentFromArb);
+    rows.push(
       {
-        measure: `(c) ${CONCURRENT} concurrent swaps end to end`,
-        swaps: completed,
+        measure: `(c) ${o.concurrent} ${how} swaps started at once`,
+        swaps: done.length,
         'median ms': '',
         'p95 ms': '',
-        note: `${(completed / seconds).toFixed(2)} swaps/s, ${completed}/${CONCURRENT} completed in ${seconds.toFixed(1)} s${failure ? `; first failure: ${String(failure.reason)}` : ''}`,
+        note: `${note}; ${(done.length / seconds).toFixed(2)} swaps/s, ${done.length}/${o.concurrent} completed in ${seconds.toFixed(1)} s${failure ? `; first failure: ${String(failure.reason)}` : ''}`,
       },
-    ];
+      { measure: `(a) with those ${o.concurrent} in flight`, swaps: a.length, 'median ms': ms(quantile(a, 0.5)), 'p95 ms': ms(quantile(a, 0.95)), note },
+      { measure: `(b) with those ${o.concurrent} in flight`, swaps: b.length, 'median ms': ms(quantile(b, 0.5)), 'p95 ms': ms(quantile(b, 0.95)), note },
+    );
+    return rows;
   } finally {
-    for (const o of Object.values(observers)) o.stop();
+    eth.observer.stop();
+    arb.observer.stop();
     await dev.stop();
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -9,11 +9,13 @@ import { StaticPriceSource, type PriceSource } from './pricing/price-source.ts';
 import { buildStrategies } from './pricing/strategies.ts';
 import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
 import { randomUUID } from 'node:crypto';
-import { createPublicClient, http, parseGwei } from 'viem';
+import { createPublicClient, http, parseGwei, type Hex } from 'viem';
 import { EvmWatcher } from './chains/evm/watcher.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmReadClients } from './relayer/chain-clients.ts';
-import { EvmRelayer } from './relayer/evm-relayer.ts';
+import { EvmRelayer, runSender } from './relayer/evm-relayer.ts';
+import { evmChainId } from './chains/evm/index.ts';
+import type { JobSigner } from './store/schema.ts';
 import { Solver, type SolverChain } from './solver/solver.ts';
 import { BitcoinSolverChain } from './solver/bitcoin-chain.ts';
 import { BitcoinWatcher } from './chains/bitcoin/watcher.ts';
@@ -52,10 +54,8 @@ export async function startService(config: ServiceConfig): Promise<Service> {
   const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined));
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const stoppers: Array<() => unknown> = [];
-  // Aborted first on stop: every wait that a stopping service should not sit out ends at once.
-  const shutdown = new AbortController();
+  // Every worker stops at once (each aborts its own work in progress), the API with them.
   const stopAll = async () => {
-    shutdown.abort(new Error('the service is stopping'));
     const results = await Promise.allSettled(stoppers.map((stop) => stop()));
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -130,28 +130,31 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     stoppers.push(every(5_000, readBalances));
 
     const instance = randomUUID();
-    // One relayer per EVM chain (it holds its own per-chain lease while it runs).
-    if (config.keys.relayer) {
-      for (const [key, rpcUrl] of Object.entries(evmRpc)) {
-        const chain = registry.chain(key)!;
-        const relayer = new EvmRelayer({
-          db: store.db,
-          chain: key,
-          chainId: Number(chain.id.slice(chain.id.indexOf(':') + 1)),
-          rpcUrl,
-          privateKey: config.keys.relayer,
-          ...(config.chains[key]?.max_fee_gwei ? { maxFeePerGas: parseGwei(config.chains[key].max_fee_gwei) } : {}),
-          worker: instance,
-          log: api.log.child({ chain: key, worker: 'relayer' }),
-        });
-        const abort = new AbortController();
-        const running = relayer.run(abort.signal);
-        stoppers.push(async () => {
-          abort.abort();
-          await running;
-        });
-      }
-    }
+    // Per EVM chain, a transaction sender per account: the relayer's (gasless actions) and the
+    // solver's (its fundings, redeems and refunds). Each runs under its own lease, one instance at a
+    // time, and is woken when a job of its own becomes due (`job_queued`, from any instance).
+    const senders = new Map<string, LeasedLoop>();
+    const unlistenJobs = await store.listen('job_queued', { message: (name) => senders.get(name)?.wake(), connected: () => undefined });
+    stoppers.push(unlistenJobs);
+    const evmSender = (key: string, signer: JobSigner, privateKey: Hex): LeasedLoop => {
+      const chain = registry.chain(key)!;
+      const sender = new EvmRelayer({
+        db: store.db,
+        chain: key,
+        chainId: Number(evmChainId(chain)),
+        rpcUrl: evmRpc[key]!,
+        privateKey,
+        signer,
+        ...(config.chains[key]?.max_fee_gwei ? { maxFeePerGas: parseGwei(config.chains[key].max_fee_gwei) } : {}),
+        worker: instance,
+        log: api.log.child({ chain: key, worker: `${signer}-sender` }),
+      });
+      const loop = runSender(sender, { holder: instance, onError: (err) => api.log.error({ err, chain: key }, `${signer} sender pass failed`) });
+      stoppers.push(() => loop.stop());
+      senders.set(`${key}:${signer}`, loop);
+      return loop;
+    };
+    if (config.keys.relayer) for (const key of Object.keys(evmRpc)) evmSender(key, 'relayer', config.keys.relayer);
 
     // The solver whose address (EVM, or the x-only key of a Bitcoin-family chain) is the configured
     // key's, one instance per solver. It runs whenever an order changes (every swap update notifies
@@ -161,7 +164,11 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       config.solvers.find((s) => Object.values(s.addresses).some((a) => a.toLowerCase() === solverAccount.address.toLowerCase() || a.toLowerCase() === solverXOnly));
     const solverChains: SolverChain[] = [];
     if (solverAccount && ownSolver) {
-      solverChains.push(...evmSolverChains(registry, solverAccount, evmRpc, shutdown.signal));
+      for (const key of Object.keys(evmRpc)) evmSender(key, 'solver', config.keys.solver!);
+      const evmChains = evmSolverChains(registry, solverAccount.address, evmRpc, store.db);
+      // The one-time token approvals go out before the first funding needs them.
+      for (const c of evmChains) await c.prepare().catch((err: unknown) => api.log.warn({ err, chain: c.chain.key }, 'queueing the solver approvals failed; the first funding queues them'));
+      solverChains.push(...evmChains);
       for (const [key, rpc] of bitcoinRpc) {
         if (ownSolver.addresses[key]?.toLowerCase() === solverXOnly) solverChains.push(new BitcoinSolverChain(registry.chain(key)!, store.db, rpc, solverKey!, secrets));
       }

@@ -12,9 +12,10 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { leasedLoop, type LeasedLoop } from '../lease-loop.ts';
 import type { Db } from '../store/database.ts';
-import { acquireLease, releaseLease } from '../store/leases.ts';
 import { claimJobs, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
+import type { JobSigner } from '../store/schema.ts';
 import { classifyBroadcastError, describeChainError } from './chain-errors.ts';
 import { jobCall, parsePayload, type EvmCall } from './jobs.ts';
 import { clearSignedTx, confirmJob, failJob, nextUnusedNonce, readSignedTx, saveSignedTx, type SignedTx } from './signed-txs.ts';
@@ -32,11 +33,13 @@ export interface EvmRelayerOptions {
   chain: string;
   chainId: number;
   rpcUrl: string;
-  /** The relayer account's key: it signs and pays for every job of the chain. */
+  /** The key of the account that signs and pays for every job of the chain and signer. */
   privateKey: Hex;
-  /** Names this worker in job locks and the chain lease (default: random). */
+  /** Whose jobs these are: the relayer's (gasless actions, default) or the solver's own. */
+  signer?: JobSigner;
+  /** Names this worker in job locks (default: random). */
   worker?: string;
-  /** How long a claimed job stays locked to this worker (default 60 s). */
+  /** How long a claimed job stays locked to this worker (default 15 s). */
   leaseMs?: number;
   /** When a submitted job comes back to check its receipt (default 2 s). */
   recheckMs?: number;
@@ -49,9 +52,7 @@ export interface EvmRelayerOptions {
    * capped to it, and a transaction already at the cap is not bumped, it waits for fees to fall.
    */
   maxFeePerGas?: bigint;
-  /** Pause of the run loop between ticks (default 500 ms). */
-  pollMs?: number;
-  /** Jobs claimed per tick (default 10). */
+  /** Jobs claimed per tick (default 20). */
   batch?: number;
   log?: RelayerLog;
 }
@@ -59,23 +60,30 @@ export interface EvmRelayerOptions {
 const silent: RelayerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
- * The relayer of one EVM chain: takes the chain's jobs from the durable queue and puts each one on
- * chain as exactly one transaction, from the relayer account.
+ * The transaction sender of one EVM chain and account (the relayer's or the solver's): takes that
+ * account's jobs from the durable queue and puts each one on chain as exactly one transaction. It never
+ * waits for a receipt: a tick signs and broadcasts every due job with consecutive nonces, so many
+ * transactions are in flight at once, and comes back to each one later to settle or bump it.
  *
  * One job never makes two different transactions: the signed transaction is stored before it is
  * broadcast, so a crash between signing and sending resends the same bytes; a fee bump re-signs with
  * the same nonce, so at most one of the job's transactions can be mined; and a job signs afresh (new
  * nonce) only when none of its transactions can be mined any more (the node refused it, or its nonce
- * was taken by another transaction). Nonces: one worker per chain (`run` holds a lease); the next nonce
- * is above both the account's pending count and every nonce the chain's unsettled jobs hold signed.
+ * was taken by another transaction). Nonces: one worker per chain and account (its loop holds the lease
+ * `senderLease`); the next nonce is above both the account's pending count and every nonce the
+ * account's unsettled jobs on the chain hold signed.
  */
 export class EvmRelayer {
   readonly worker: string;
   readonly address: Address;
-  private readonly db: Db;
+  readonly db: Db;
   private readonly client: PublicClient;
   private readonly account: PrivateKeyAccount;
-  private readonly o: Required<Omit<EvmRelayerOptions, 'db' | 'privateKey' | 'worker' | 'log' | 'maxFeePerGas'>>;
+  private readonly o: Required<Omit<EvmRelayerOptions, 'db' | 'privateKey' | 'worker' | 'log' | 'maxFeePerGas' | 'batch'>>;
+  /** The lease its loop holds, one per chain and signer. */
+  readonly lease: string;
+  /** Jobs taken per tick. */
+  readonly batch: number;
   private readonly feeCap: bigint | undefined;
   private readonly log: RelayerLog;
 
@@ -83,7 +91,10 @@ export class EvmRelayer {
     this.db = options.db;
     this.account = privateKeyToAccount(options.privateKey);
     this.address = this.account.address;
-    this.worker = options.worker ?? `relayer:${options.chain}:${randomUUID()}`;
+    const signer = options.signer ?? 'relayer';
+    this.lease = senderLease(options.chain, signer);
+    this.batch = options.batch ?? 20;
+    this.worker = options.worker ?? `${this.lease}:${randomUUID()}`;
     this.client = createPublicClient({ transport: http(options.rpcUrl), cacheTime: 0 });
     this.log = options.log ?? silent;
     this.feeCap = options.maxFeePerGas;
@@ -91,86 +102,99 @@ export class EvmRelayer {
       chain: options.chain,
       chainId: options.chainId,
       rpcUrl: options.rpcUrl,
-      leaseMs: options.leaseMs ?? 60_000,
+      signer,
+      leaseMs: options.leaseMs ?? 15_000,
       recheckMs: options.recheckMs ?? 2_000,
       retryMs: options.retryMs ?? 5_000,
       bumpAfterMs: options.bumpAfterMs ?? 30_000,
-      pollMs: options.pollMs ?? 500,
-      batch: options.batch ?? 10,
     };
   }
 
   /**
-   * Runs until `signal` aborts, ticking while this worker holds the chain's lease, so that one worker
-   * per chain signs (its nonces would race another's).
+   * One pass over the due jobs, oldest first (so nonces follow the queue). Returns how many it took;
+   * a full batch means more may be due at once.
    */
-  async run(signal: AbortSignal): Promise<void> {
-    const lease = `relayer:${this.o.chain}`;
-    try {
-      while (!signal.aborted) {
-        try {
-          if (await acquireLease(this.db, lease, this.worker, this.o.leaseMs)) await this.tick();
-        } catch (err) {
-          this.log.error({ chain: this.o.chain, error: describeChainError(err) }, 'relayer tick failed');
-        }
-        await sleep(this.o.pollMs, signal);
-      }
-    } finally {
-      await releaseLease(this.db, lease, this.worker).catch(() => undefined);
-    }
-  }
-
-  /** One pass over the chain's due jobs, oldest first (so nonces follow the queue). Returns how many. */
   async tick(): Promise<number> {
-    const jobs = await claimJobs(this.db, { chain: this.o.chain, worker: this.worker, leaseMs: this.o.leaseMs, limit: this.o.batch });
-    for (const job of jobs) {
-      try {
-        await this.handle(job);
-      } catch (err) {
-        await this.unexpected(job, err);
-      }
-    }
+    const jobs = await claimJobs(this.db, { chain: this.o.chain, signer: this.o.signer, worker: this.worker, leaseMs: this.o.leaseMs, limit: this.batch });
+    // Jobs with a transaction are followed up at once; those that need one are signed together below.
+    const unsigned: Unsigned[] = [];
+    await Promise.all(
+      jobs.map((job) =>
+        this.guarded(job, async () => {
+          let call: EvmCall;
+          try {
+            call = jobCall(parsePayload(job.payload));
+          } catch (err) {
+            return failJob(this.db, job.id, this.worker, `bad job: ${describeChainError(err)}`);
+          }
+          const signed = await readSignedTx(this.db, job.id);
+          if (!signed || (await this.followUp(job, call, signed)) === 'sign-again') unsigned.push({ job, call });
+        }),
+      ),
+    );
+    unsigned.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
+    await this.sendNew(unsigned);
     return jobs.length;
   }
 
-  private async handle(job: RelayerJob): Promise<void> {
-    let call: EvmCall;
+  /** Runs one job's work; an error outside the expected paths is recorded on the job, never thrown. */
+  private async guarded(job: RelayerJob, work: () => Promise<void>): Promise<void> {
     try {
-      call = jobCall(parsePayload(job.payload));
+      await work();
     } catch (err) {
-      return failJob(this.db, job.id, this.worker, `bad job: ${describeChainError(err)}`);
+      await this.unexpected(job, err);
     }
-    const signed = await readSignedTx(this.db, job.id);
-    if (signed) return this.followUp(job, call, signed);
-    return this.sendNew(job, call);
   }
 
-  /** A job with no transaction that can still be mined: simulate, sign with a fresh nonce, store, send. */
-  private async sendNew(job: RelayerJob, call: EvmCall): Promise<void> {
-    let gas: bigint;
-    try {
-      gas = await this.client.estimateGas({ account: this.address, to: call.to, data: call.data });
-    } catch (err) {
-      // It would revert now (not approved yet, not initiated yet, already done...): nothing was sent.
-      return this.attemptFailed(job, describeChainError(err));
-    }
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const fees = this.capped(await this.client.estimateFeesPerGas());
-      const nonce = await this.nextNonce();
+  /**
+   * Jobs with no transaction that can still be mined: each is simulated (all at once), then those that
+   * would succeed are signed with consecutive nonces and stored, oldest first, and all are broadcast.
+   */
+  private async sendNew(items: readonly Unsigned[]): Promise<void> {
+    if (items.length === 0) return;
+    const simulated = await Promise.all(
+      items.map(({ call }) => this.client.estimateGas({ account: this.address, to: call.to, data: call.data, value: call.value ?? 0n }).then((gas) => ({ gas }), (error: unknown) => ({ error }))),
+    );
+    const ready: Array<Unsigned & { gas: bigint }> = [];
+    const refused: Array<Promise<void>> = [];
+    items.forEach((item, i) => {
+      const sim = simulated[i]!;
+      // It would revert now (not approved yet, not initiated yet, already done...): nothing is sent.
+      if ('error' in sim) refused.push(this.guarded(item.job, () => this.attemptFailed(item.job, describeChainError(sim.error))));
+      else ready.push({ ...item, gas: sim.gas });
+    });
+    await Promise.all(refused);
+    ready.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
+    if (ready.length === 0) return;
+    const fees = this.capped(await this.client.estimateFeesPerGas());
+    let nonce = await this.nextNonce();
+    const signed: Array<{ job: RelayerJob; tx: { raw: Hex; hash: Hex; nonce: bigint } }> = [];
+    for (const { job, call, gas } of ready) {
       const tx = await this.sign(call, { nonce, gas: (gas * 12n) / 10n, ...fees });
-      if (!(await saveSignedTx(this.db, job, this.worker, tx))) return; // lost the job: another worker has it
-      const sent = await this.broadcast(tx.raw);
-      if (sent === 'accepted' || sent === 'unknown') return this.submitted(job, tx.hash, nonce);
-      // Refused: this transaction is not pending anywhere, and it is the only one of its nonce this job signed.
-      await clearSignedTx(this.db, job.id, this.worker);
-      if (sent.outcome !== 'nonce-too-low') return this.attemptFailed(job, `broadcast refused: ${sent.error}`);
-      this.log.warn({ chain: this.o.chain, job: job.id, nonce: nonce.toString() }, 'nonce too low: reading it again');
+      if (!(await saveSignedTx(this.db, job, this.worker, tx))) continue; // lost the job: another worker has it, and the nonce stays free
+      signed.push({ job, tx });
+      nonce++;
     }
-    return this.attemptFailed(job, 'nonce too low three times in a row');
+    await Promise.all(
+      signed.map(({ job, tx }) =>
+        this.guarded(job, async () => {
+          const sent = await this.broadcast(tx.raw);
+          if (sent === 'accepted' || sent === 'unknown') return this.submitted(job, tx.hash, tx.nonce);
+          // Refused: this transaction is not pending anywhere, and it is the only one of its nonce this job
+          // signed. A later job's nonce may now wait on this one's: the next signing fills the gap.
+          await clearSignedTx(this.db, job.id, this.worker);
+          if (sent.outcome === 'nonce-too-low') this.log.warn({ chain: this.o.chain, job: job.id, nonce: tx.nonce.toString() }, 'nonce too low: signing again');
+          return this.attemptFailed(job, `broadcast refused: ${sent.error}`);
+        }),
+      ),
+    );
   }
 
-  /** A job with a signed transaction: settled? taken over? else resend, or bump its fees once it is old. */
-  private async followUp(job: RelayerJob, call: EvmCall, signed: SignedTx): Promise<void> {
+  /**
+   * A job with a signed transaction: settled? taken over? else resend, or bump its fees once it is old.
+   * 'sign-again' when its nonce went to another transaction: it needs a new one.
+   */
+  private async followUp(job: RelayerJob, call: EvmCall, signed: SignedTx): Promise<void | 'sign-again'> {
     const receipt = await this.findReceipt(signed.hashes);
     if (receipt) return this.settle(job, receipt);
     const minedCount = BigInt(await this.client.getTransactionCount({ address: this.address, blockTag: 'latest' }));
@@ -180,7 +204,7 @@ export class EvmRelayer {
       if (late) return this.settle(job, late);
       this.log.warn({ chain: this.o.chain, job: job.id, nonce: signed.nonce.toString() }, 'nonce taken by another transaction: signing again');
       await clearSignedTx(this.db, job.id, this.worker);
-      return this.sendNew(job, call);
+      return 'sign-again';
     }
     let current = signed;
     if (signed.ageMs >= this.o.bumpAfterMs) {
@@ -226,7 +250,7 @@ export class EvmRelayer {
 
   private async nextNonce(): Promise<bigint> {
     const pending = BigInt(await this.client.getTransactionCount({ address: this.address, blockTag: 'pending' }));
-    const held = (await nextUnusedNonce(this.db, this.o.chain)) ?? 0n;
+    const held = (await nextUnusedNonce(this.db, this.o.chain, this.o.signer)) ?? 0n;
     return pending > held ? pending : held;
   }
 
@@ -239,7 +263,7 @@ export class EvmRelayer {
       chainId: this.o.chainId,
       to: call.to,
       data: call.data,
-      value: 0n,
+      value: call.value ?? 0n,
       nonce: Number(t.nonce),
       gas: t.gas,
       maxFeePerGas: t.maxFeePerGas,
@@ -310,15 +334,29 @@ export class EvmRelayer {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
+/** The lease of the sender of `signer`'s transactions on `chain` (the relayer's keeps its old name). */
+export const senderLease = (chain: string, signer: JobSigner): string => (signer === 'relayer' ? `relayer:${chain}` : `${signer}-sender:${chain}`);
+
+interface Unsigned {
+  job: RelayerJob;
+  call: EvmCall;
+}
+
+/**
+ * Runs a sender under its lease (`leasedLoop`): a tick every `intervalMs` (default 500 ms), at once on
+ * `wake()` (a job was enqueued), and again at once after a full batch.
+ */
+export function runSender(sender: EvmRelayer, options: { holder: string; intervalMs?: number; onError: (error: unknown) => void }): LeasedLoop {
+  const loop: LeasedLoop = leasedLoop({
+    db: sender.db,
+    lease: sender.lease,
+    holder: options.holder,
+    intervalMs: options.intervalMs ?? 500,
+    tick: async () => {
+      const n = await sender.tick();
+      if (n >= sender.batch) loop.wake();
+    },
+    onError: options.onError,
   });
+  return loop;
 }

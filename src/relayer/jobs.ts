@@ -1,4 +1,4 @@
-import { encodeFunctionData, isAddress, isHex, size, type Address, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, isAddress, isHex, maxUint256, size, type Address, type Hex } from 'viem';
 import { htlcAbi } from '../chains/evm/htlc-abi.ts';
 
 /** The HTLC actions the relayer performs; the API's `action` values. */
@@ -20,6 +20,10 @@ export type JobPayload =
       secretHash: Hex;
       signature: Hex;
     }
+  /** The solver's own initiate of a destination HTLC; `value` carries the amount on a native HTLC. */
+  | { kind: 'fund'; htlc: Address; redeemer: Address; timelock: Hex; amount: Hex; secretHash: Hex; value: Hex }
+  /** The solver's one-time unlimited approval of an ERC-20 HTLC. */
+  | { kind: 'approve'; token: Address; spender: Address }
   | { kind: 'redeem'; htlc: Address; orderId: Hex; secret: Hex }
   | { kind: 'refund'; htlc: Address; orderId: Hex }
   | { kind: 'instant-refund'; htlc: Address; orderId: Hex; signature: Hex };
@@ -30,6 +34,8 @@ export const jobKey = (orderId: string, action: RelayerAction): string => `${ord
 export interface EvmCall {
   to: Address;
   data: Hex;
+  /** Wei sent with the call (0 unless set). */
+  value?: bigint;
 }
 
 /** The contract call of a job. */
@@ -44,6 +50,14 @@ export function jobCall(p: JobPayload): EvmCall {
           args: [p.initiator, p.redeemer, BigInt(p.timelock), BigInt(p.amount), p.secretHash, p.signature],
         }),
       };
+    case 'fund':
+      return {
+        to: p.htlc,
+        data: encodeFunctionData({ abi: htlcAbi, functionName: 'initiate', args: [p.redeemer, BigInt(p.timelock), BigInt(p.amount), p.secretHash] }),
+        value: BigInt(p.value),
+      };
+    case 'approve':
+      return { to: p.token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [p.spender, maxUint256] }) };
     case 'redeem':
       return { to: p.htlc, data: encodeFunctionData({ abi: htlcAbi, functionName: 'redeem', args: [p.orderId, p.secret] }) };
     case 'refund':
@@ -58,12 +72,16 @@ export function jobCall(p: JobPayload): EvmCall {
 
 const hexFields: Record<JobPayload['kind'], readonly string[]> = {
   initiate: ['timelock', 'amount', 'secretHash', 'signature'],
+  fund: ['timelock', 'amount', 'secretHash', 'value'],
+  approve: [],
   redeem: ['orderId', 'secret'],
   refund: ['orderId'],
   'instant-refund': ['orderId', 'signature'],
 };
 const addressFields: Record<JobPayload['kind'], readonly string[]> = {
   initiate: ['htlc', 'initiator', 'redeemer'],
+  fund: ['htlc', 'redeemer'],
+  approve: ['token', 'spender'],
   redeem: ['htlc'],
   refund: ['htlc'],
   'instant-refund': ['htlc'],

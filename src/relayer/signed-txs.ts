@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/database.ts';
 import type { RelayerJob } from '../store/relayer-jobs.ts';
+import type { JobSigner } from '../store/schema.ts';
 
 /**
  * The signed-transaction columns of relayer_jobs (migration 0006). Every write is conditional on the
@@ -90,10 +91,10 @@ export async function failJob(db: Db, jobId: string, worker: string, error: stri
  * The lowest nonce above every nonce the chain's jobs hold signed and unsettled: a job signed before a
  * crash keeps its nonce, and the next job must not take it.
  */
-export async function nextUnusedNonce(db: Db, chain: string): Promise<bigint | undefined> {
+export async function nextUnusedNonce(db: Db, chain: string, signer: JobSigner = 'relayer'): Promise<bigint | undefined> {
   const { rows } = await sql<{ n: string | null }>`
     select max(nonce) as n from relayer_jobs
-    where chain = ${chain} and raw_tx <> '' and status in ('queued', 'running', 'submitted')
+    where chain = ${chain} and signer = ${signer} and raw_tx <> '' and status in ('queued', 'running', 'submitted')
   `.execute(db);
   const n = rows[0]?.n;
   return n === null || n === undefined ? undefined : BigInt(n) + 1n;

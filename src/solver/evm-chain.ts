@@ -1,24 +1,13 @@
-import { abortable } from '../abort.ts';
-import {
-  createPublicClient,
-  createWalletClient,
-  erc20Abi,
-  getAddress,
-  http,
-  isAddressEqual,
-  type Address,
-  type Chain as ViemChain,
-  type Hex,
-  type LocalAccount,
-  type PublicClient,
-  type WalletClient,
-} from 'viem';
-import { htlcAbi, htlcInitiateAbi } from '../chains/evm/htlc-abi.ts';
+import { createPublicClient, erc20Abi, getAddress, http, isAddressEqual, maxUint256, toHex, type Address, type Hex, type PublicClient } from 'viem';
 import { evmChainId } from '../chains/evm/index.ts';
 import { evmOrderId } from '../chains/evm/order-id.ts';
 import type { Asset, Chain, Registry } from '../chains/registry.ts';
 import { readHtlcOrder, ZERO_ADDRESS, type OnChainHtlcOrder } from '../relayer/chain-clients.ts';
+import type { JobPayload } from '../relayer/jobs.ts';
+import { requeueFailedJob } from '../relayer/signed-txs.ts';
+import type { Db } from '../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../store/orders.ts';
+import { enqueueJob, findJob } from '../store/relayer-jobs.ts';
 import type { SolverChain, SourceCheck } from './solver.ts';
 
 interface EvmSide {
@@ -29,39 +18,36 @@ interface EvmSide {
 }
 
 /**
- * The solver on one EVM chain: reads HTLC orders from the registry's contracts and sends its own
- * transactions from its account, one at a time, each waiting for its receipt.
+ * The solver on one EVM chain: reads HTLC orders from the registry's contracts, and writes each of
+ * its transactions as a job of the durable queue (signer `solver`), which the chain's solver sender
+ * signs and broadcasts with consecutive nonces. Nothing here waits for a transaction: a pass decides
+ * and enqueues, and the watcher records what is mined. A job's key is its order and action, so a pass
+ * run again (after a crash, or while the transaction is pending) enqueues nothing twice.
  */
 export class EvmSolverChain implements SolverChain {
   readonly address: Address;
   private readonly client: PublicClient;
-  private readonly wallet: WalletClient;
+  /** ERC-20 HTLCs whose unlimited approval is on chain. */
+  private readonly approved = new Set<string>();
+  private readonly tokens = new Map<Address, Promise<Address>>();
 
   constructor(
     readonly chain: Chain,
     private readonly registry: Registry,
-    private readonly account: LocalAccount,
+    address: Address,
     rpcUrl: string,
-    /** The service's shutdown: a receipt still awaited then is given up (the next pass re-reads the chain). */
-    private readonly stopping?: AbortSignal,
+    private readonly db: Db,
   ) {
     if (chain.family !== 'evm') throw new Error(`${chain.key} is not an EVM chain`);
-    this.address = account.address;
-    const viemChain: ViemChain = {
-      id: Number(evmChainId(chain)),
-      name: chain.name,
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    };
-    const transport = http(rpcUrl);
-    this.client = createPublicClient({ chain: viemChain, transport, cacheTime: 0 });
-    this.wallet = createWalletClient({ account, chain: viemChain, transport, cacheTime: 0 });
+    this.address = getAddress(address);
+    this.client = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 });
   }
 
-  /** Funded on chain, or by a transaction the node holds unmined (a pass that died waiting for its receipt). */
+  /** Funded on chain (pending state included), or its funding job is queued or in flight. */
   async destinationFunded(order: OrderRecord): Promise<boolean> {
     const dst = this.side(order.destination);
-    return (await readHtlcOrder(this.client, dst.htlc, dst.orderId, 'pending')).initiator !== ZERO_ADDRESS;
+    const [job, onChain] = await Promise.all([findJob(this.db, fundKey(order.id)), readHtlcOrder(this.client, dst.htlc, dst.orderId, 'pending')]);
+    return (job !== undefined && job.status !== 'failed') || onChain.initiator !== ZERO_ADDRESS;
   }
 
   async checkSource(order: OrderRecord): Promise<SourceCheck> {
@@ -77,16 +63,16 @@ export class EvmSolverChain implements SolverChain {
       htlc: src.htlc,
     });
     if (expected.slice(2).toLowerCase() !== order.source.swapId.toLowerCase()) return { problem: "the source swap id is not the HTLC order id of the order's terms" };
-    if (!src.native) {
-      const token = await this.client.readContract({ address: src.htlc, abi: tokenAbi, functionName: 'token' });
-      if (!isAddressEqual(token, getAddress(src.asset.token.address))) return { problem: 'the source HTLC locks another token than the asset' };
-    }
-    const onChain = await readHtlcOrder(this.client, src.htlc, src.orderId);
+    const [token, onChain, head] = await Promise.all([
+      src.native ? undefined : this.htlcToken(src.htlc),
+      readHtlcOrder(this.client, src.htlc, src.orderId),
+      this.client.getBlockNumber({ cacheTime: 0 }),
+    ]);
+    if (token && !isAddressEqual(token, getAddress(src.asset.token.address))) return { problem: 'the source HTLC locks another token than the asset' };
     if (onChain.initiator === ZERO_ADDRESS) return { problem: 'the source HTLC order is not on chain' };
     const mismatch = termsMismatch(onChain, order.source, this.address);
     if (mismatch) return { problem: `source HTLC differs from the order: ${mismatch}` };
     if (onChain.fulfilledAt !== 0n) return { problem: 'the source HTLC is already fulfilled' };
-    const head = await this.client.getBlockNumber({ cacheTime: 0 });
     return { blocksLeft: onChain.initiatedAt + onChain.timelock - head };
   }
 
@@ -101,45 +87,29 @@ export class EvmSolverChain implements SolverChain {
   async fundDestination(order: OrderRecord): Promise<void> {
     const dst = this.side(order.destination);
     const terms = this.destinationTerms(order, dst);
-    const initiate = () =>
-      this.wallet.writeContract({
-        account: this.account,
-        chain: this.wallet.chain,
-        address: dst.htlc,
-        abi: htlcInitiateAbi,
-        functionName: 'initiate',
-        args: [terms.redeemer, terms.timelock, terms.amount, terms.secretHash],
-        value: dst.native ? terms.amount : 0n,
-      });
-    if (!dst.native) {
-      const token = getAddress(dst.asset.token.address);
-      const allowance = await this.client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [this.address, dst.htlc] });
-      if (allowance < terms.amount) {
-        await this.send(() =>
-          this.wallet.writeContract({ account: this.account, chain: this.wallet.chain, address: token, abi: erc20Abi, functionName: 'approve', args: [dst.htlc, terms.amount] }),
-        );
-      }
-    }
-    await this.send(initiate);
-    if (!(await this.destinationFunded(order))) throw new Error(`order ${order.id}: the destination initiate was mined but the HTLC order is absent`);
+    // A funding queued behind an unmined approval would fail its simulation: the next pass funds.
+    if (!dst.native && !(await this.ensureApproval(dst))) throw new Error(`waiting for the solver's approval of ${dst.htlc} to be mined`);
+    await this.enqueue(fundKey(order.id), order.id, 'solver-fund', {
+      kind: 'fund',
+      htlc: dst.htlc,
+      redeemer: terms.redeemer,
+      timelock: toHex(terms.timelock),
+      amount: toHex(terms.amount),
+      secretHash: terms.secretHash,
+      value: toHex(dst.native ? terms.amount : 0n),
+    });
   }
 
+  /**
+   * Queues the redeem of one side. The destination's key is the one `PATCH ?action=redeem` uses: one
+   * redeem transaction for the client, whoever asks first.
+   */
   async redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean> {
     const htlc = this.side(order[side]);
-    // Pending state: a redeem sent by a pass that died waiting for its receipt is not sent again.
     const onChain = await readHtlcOrder(this.client, htlc.htlc, htlc.orderId, 'pending');
     if (onChain.initiator === ZERO_ADDRESS || onChain.fulfilledAt !== 0n) return false;
-    await this.send(() =>
-      this.wallet.writeContract({
-        account: this.account,
-        chain: this.wallet.chain,
-        address: htlc.htlc,
-        abi: htlcAbi,
-        functionName: 'redeem',
-        args: [htlc.orderId, `0x${secret.toString('hex')}`],
-      }),
-    );
-    return true;
+    const action = side === 'source' ? 'solver-redeem' : 'redeem';
+    return this.enqueue(`${order.id}:${action}`, order.id, action, { kind: 'redeem', htlc: htlc.htlc, orderId: htlc.orderId, secret: `0x${secret.toString('hex')}` });
   }
 
   async refundDestination(order: OrderRecord): Promise<boolean> {
@@ -150,10 +120,46 @@ export class EvmSolverChain implements SolverChain {
     // The refund lands in the next block at the earliest, which must be above initiatedAt + timelock.
     const head = await this.client.getBlockNumber({ cacheTime: 0 });
     if (head < onChain.initiatedAt + onChain.timelock) return false;
-    await this.send(() =>
-      this.wallet.writeContract({ account: this.account, chain: this.wallet.chain, address: dst.htlc, abi: htlcAbi, functionName: 'refund', args: [dst.orderId] }),
-    );
-    return true;
+    return this.enqueue(`${order.id}:solver-refund`, order.id, 'solver-refund', { kind: 'refund', htlc: dst.htlc, orderId: dst.orderId });
+  }
+
+  /** The token an ERC-20 HTLC locks (fixed at its deployment: read once). */
+  private htlcToken(htlc: Address): Promise<Address> {
+    let token = this.tokens.get(htlc);
+    if (!token) {
+      token = this.client.readContract({ address: htlc, abi: tokenAbi, functionName: 'token' });
+      token.catch(() => this.tokens.delete(htlc));
+      this.tokens.set(htlc, token);
+    }
+    return token;
+  }
+
+  /** Whether the ERC-20 HTLC's unlimited approval is on chain; if not, queues it (once). */
+  async ensureApproval(dst: { asset: Asset; htlc: Address }): Promise<boolean> {
+    if (this.approved.has(dst.htlc)) return true;
+    const token = getAddress(dst.asset.token.address);
+    const allowance = await this.client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [this.address, dst.htlc] });
+    if (allowance >= maxUint256 / 2n) {
+      this.approved.add(dst.htlc);
+      return true;
+    }
+    await this.enqueue(`approve:${this.chain.key}:${token}:${dst.htlc}`, undefined, 'approve', { kind: 'approve', token, spender: dst.htlc });
+    return false;
+  }
+
+  /** Queues the approvals of every ERC-20 HTLC of the chain, so that the first funding need not wait for one. */
+  async prepare(): Promise<void> {
+    for (const asset of this.registry.assets) {
+      if (asset.chain.key === this.chain.key && asset.isActive && asset.htlc.address !== '' && asset.token.schema !== 'evm:native') {
+        await this.ensureApproval({ asset, htlc: getAddress(asset.htlc.address) });
+      }
+    }
+  }
+
+  /** Writes the job; true when a transaction is now to be sent (a new job, or a failed one asked for again). */
+  private async enqueue(key: string, orderId: string | undefined, action: string, payload: JobPayload): Promise<boolean> {
+    const { job, created } = await enqueueJob(this.db, { chain: this.chain.key, ...(orderId ? { orderId } : {}), action, idempotencyKey: key, payload, signer: 'solver' });
+    return created || (job.status === 'failed' && (await requeueFailedJob(this.db, key)));
   }
 
   private destinationTerms(order: OrderRecord, dst: EvmSide) {
@@ -174,22 +180,17 @@ export class EvmSolverChain implements SolverChain {
     if (!asset || asset.chain.key !== this.chain.key || asset.htlc.address === '') throw new Error(`${swap.asset} has no HTLC contract on ${this.chain.key}`);
     return { asset, htlc: getAddress(asset.htlc.address), native: asset.token.schema === 'evm:native', orderId: `0x${swap.swapId}` };
   }
-
-  /** Sends one transaction and waits for its receipt; a reverted one throws. */
-  private async send(write: () => Promise<Hex>): Promise<void> {
-    const hash = await write();
-    const receipt = await abortable(this.client.waitForTransactionReceipt({ hash, pollingInterval: 50 }), this.stopping);
-    if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
-  }
 }
 
 /** The solver's adapters for the EVM chains it has an RPC for. */
-export function evmSolverChains(registry: Registry, account: LocalAccount, rpcUrls: Readonly<Record<string, string>>, stopping?: AbortSignal): EvmSolverChain[] {
+export function evmSolverChains(registry: Registry, address: Address, rpcUrls: Readonly<Record<string, string>>, db: Db): EvmSolverChain[] {
   return Object.entries(rpcUrls).flatMap(([key, url]) => {
     const chain = registry.chain(key);
-    return chain?.family === 'evm' ? [new EvmSolverChain(chain, registry, account, url, stopping)] : [];
+    return chain?.family === 'evm' ? [new EvmSolverChain(chain, registry, address, url, db)] : [];
   });
 }
+
+const fundKey = (orderId: string) => `${orderId}:solver-fund`;
 
 const tokenAbi = [{ type: 'function', name: 'token', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] }] as const;
 

@@ -27,6 +27,16 @@ async function ids(db: Db, q: SolverQuery, condition: RawBuilder<unknown>): Prom
   return rows.map((r) => r.id);
 }
 
+/**
+ * No queued job for one of `actions` of the order is waiting, in flight or done: the step is taken,
+ * and the order waits for the watcher to record it. A failed job's step is tried again. A
+ * Bitcoin-family job is not sent by a queue's sender but (re)broadcast by the pass itself, so its
+ * order stays in the pass.
+ */
+const noLiveJob = (...actions: string[]) =>
+  sql`not exists (select 1 from relayer_jobs j where j.order_id = o.id and j.action in (${sql.join(actions.map((a) => sql`${a}`))})
+    and j.status <> 'failed' and j.payload->>'kind' is distinct from 'bitcoin')`;
+
 /** Source initiated with enough confirmations, not redeemed or refunded; destination not initiated; no instant refund. */
 export const orderIdsToFund = (db: Db, q: SolverQuery) =>
   ids(
@@ -34,7 +44,7 @@ export const orderIdsToFund = (db: Db, q: SolverQuery) =>
     q,
     sql`not o.instant_refund_signed
       and s.initiate_tx_hash <> '' and s.initiate_block_number <> 0 and s.current_confirmations >= s.required_confirmations
-      and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and d.initiate_tx_hash = ''`,
+      and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and d.initiate_tx_hash = '' and ${noLiveJob('solver-fund', 'fund')}`,
   );
 
 /** The service holds the secret; the destination is initiated and confirmed, neither redeemed nor refunded. */
@@ -44,12 +54,12 @@ export const ordersToRedeemForClient = (db: Db, q: SolverQuery) =>
     q,
     sql`o.secret_ciphertext is not null
       and d.initiate_tx_hash <> '' and d.initiate_block_number <> 0 and d.current_confirmations >= d.required_confirmations
-      and d.redeem_tx_hash = '' and d.refund_tx_hash = ''`,
+      and d.redeem_tx_hash = '' and d.refund_tx_hash = '' and ${noLiveJob('redeem')}`,
   );
 
 /** The secret is on chain (destination redeemed) and the source is initiated, neither redeemed nor refunded. */
 export const ordersToRedeemSource = (db: Db, q: SolverQuery) =>
-  ids(db, q, sql`d.secret <> '' and s.initiate_tx_hash <> '' and s.redeem_tx_hash = '' and s.refund_tx_hash = ''`);
+  ids(db, q, sql`d.secret <> '' and s.initiate_tx_hash <> '' and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and ${noLiveJob('solver-redeem')}`);
 
 /** Completed (both redeems confirmed) with affiliate fees still pending. */
 export const ordersToAccrue = (db: Db, q: SolverQuery) =>
@@ -66,7 +76,8 @@ export const ordersToRefund = (db: Db, q: SolverQuery) =>
     db,
     q,
     sql`d.initiate_block_number <> 0 and d.redeem_tx_hash = '' and d.refund_tx_hash = ''
-      and exists (select 1 from chain_heights h where h.chain = d.chain and h.height >= d.initiate_block_number + d.timelock)`,
+      and exists (select 1 from chain_heights h where h.chain = d.chain and h.height >= d.initiate_block_number + d.timelock)
+      and ${noLiveJob('solver-refund')}`,
   );
 
 /**
@@ -79,24 +90,23 @@ export const ordersToRefundSourceForClient = (db: Db, q: SolverQuery) =>
     q,
     sql`o.delegate_key_ciphertext is not null and s.delegate <> ''
       and s.initiate_block_number <> 0 and s.redeem_tx_hash = '' and s.refund_tx_hash = ''
-      and exists (select 1 from chain_heights h where h.chain = s.chain and h.height >= s.initiate_block_number + s.timelock)`,
+      and exists (select 1 from chain_heights h where h.chain = s.chain and h.height >= s.initiate_block_number + s.timelock)
+      and ${noLiveJob('refund')}`,
   );
 
 /**
- * Rule 5: under the order's row lock, refuses when the solver co-signed an instant refund, and
- * otherwise records the intent to fund the destination (`destination_funding_at`, migration 0007)
- * before anything is broadcast; the instant-refund gate refuses from then on. Idempotent.
+ * Rule 5: refuses when the solver co-signed an instant refund, and otherwise records the intent to
+ * fund the destination (`destination_funding_at`, migration 0007) before anything is broadcast; the
+ * instant-refund gate refuses from then on. One conditional update: it takes the order's row lock,
+ * and one waiting on the gate's lock reads the flag the gate committed. Idempotent.
  */
 export async function claimFunding(db: Db, orderId: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const { rows } = await sql<{ signed: boolean }>`
-      select instant_refund_signed as signed from orders where id = ${orderId} for update
-    `.execute(trx);
-    const row = rows[0];
-    if (!row || row.signed) return false;
-    await sql`update orders set destination_funding_at = coalesce(destination_funding_at, now()) where id = ${orderId}`.execute(trx);
-    return true;
-  });
+  const { rows } = await sql<{ id: string }>`
+    update orders set destination_funding_at = coalesce(destination_funding_at, now())
+    where id = ${orderId} and not instant_refund_signed
+    returning id
+  `.execute(db);
+  return rows.length === 1;
 }
 
 /** When the solver recorded its intent to fund the destination, if it did. */

@@ -4,7 +4,7 @@ import type { SecretBox } from '../orders/secret-box.ts';
 import { describeChainError } from '../relayer/chain-errors.ts';
 import { accrueOrderFees } from '../store/affiliates.ts';
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
-import { findOrder, type OrderRecord } from '../store/orders.ts';
+import { findOrders, type OrderRecord } from '../store/orders.ts';
 import { releaseOrderLiquidity } from '../store/solvers.ts';
 import {
   claimFunding,
@@ -26,8 +26,10 @@ export interface SolverLog {
 export interface SolverOptions {
   /** Rule 2's margin: the source must have more than destination timelock + this left, in seconds (default 300). */
   marginSeconds?: number;
-  /** Orders handled per step and pass (default 50). */
+  /** Orders handled per step and pass (default 200). */
   batch?: number;
+  /** Orders read and acted on at once within a step (default 16): a pass costs RPC round trips / this. */
+  concurrency?: number;
   log?: SolverLog;
 }
 
@@ -83,6 +85,7 @@ export class Solver {
   private readonly chains: ReadonlyMap<string, SolverChain>;
   private readonly marginMs: bigint;
   private readonly batch: number;
+  private readonly concurrency: number;
   private readonly log: SolverLog;
 
   constructor(
@@ -94,7 +97,8 @@ export class Solver {
   ) {
     this.chains = new Map(chains.map((c) => [c.chain.key, c]));
     this.marginMs = BigInt(Math.round((options.marginSeconds ?? 300) * 1000));
-    this.batch = options.batch ?? 50;
+    this.batch = options.batch ?? 200;
+    this.concurrency = options.concurrency ?? 16;
     this.log = options.log ?? silent;
   }
 
@@ -105,16 +109,16 @@ export class Solver {
     if (chains.length === 0) return pass;
     const q = { solverId: this.solverId, chains, limit: this.batch };
     const each = async (ids: string[], step: (order: OrderRecord) => Promise<void>) => {
-      for (const id of ids) {
+      const byId = new Map((await findOrders(this.db, ids)).map((o) => [o.id, o]));
+      const orders = ids.flatMap((id) => byId.get(id) ?? []);
+      await forEachLimit(orders, this.concurrency, async (order) => {
         if (signal?.aborted) return;
-        const order = await findOrder(this.db, id);
-        if (!order) continue;
         try {
           await step(order);
         } catch (err) {
-          if (!signal?.aborted) this.log.error({ order: id, error: describeChainError(err) }, 'solver step failed');
+          if (!signal?.aborted) this.log.error({ order: order.id, error: describeChainError(err) }, 'solver step failed');
         }
-      }
+      });
     };
     await each(await ordersToRedeemSource(this.db, q), (o) => this.redeemSource(o, pass));
     await each(await ordersToAccrue(this.db, q), async (o) => {
@@ -141,13 +145,16 @@ export class Solver {
     const src = this.chains.get(order.source.chain);
     const dst = this.chains.get(order.destination.chain);
     if (!src || !dst) return skip('a side is not a chain this solver serves');
+    // Both reads at once: the common case is an unfunded destination whose source must be checked.
+    const sourceRead = src.checkSource(order);
+    sourceRead.catch(() => undefined); // awaited below unless the destination is funded
     // Already funded (an earlier pass broadcast it; the watcher has not seen it yet): nothing to send.
     if (await dst.destinationFunded(order)) {
       await releaseOrderLiquidity(this.db, order.id);
       return;
     }
+    const source = await sourceRead;
 
-    const source = await src.checkSource(order);
     if ('problem' in source) return skip(source.problem);
     // A late initiation: the solver does not fill orders whose deadline passed before the source appeared.
     const initiatedAtTime = order.source.initiateTimestamp ? Date.parse(toRfc3339Seconds(order.source.initiateTimestamp)) : NaN;
@@ -207,6 +214,15 @@ export class Solver {
       this.log.info({ order: order.id, chain: dst.chain.key }, 'refunded the expired destination');
     }
   }
+}
+
+/** Runs `task` over `items`, at most `limit` at once. */
+async function forEachLimit<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** Rule 3: a secret is exactly 32 bytes and its sha256 is the order's secret hash. */

@@ -11,6 +11,7 @@ import * as m0005 from './migrations/0005_evm_watcher.ts';
 import * as m0006 from './migrations/0006_relayer_transactions.ts';
 import * as m0007 from './migrations/0007_solver.ts';
 import * as m0008 from './migrations/0008_bitcoin_utxos.ts';
+import * as m0009 from './migrations/0009_job_signers.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_relayer_transactions': m0006,
   '0007_solver': m0007,
   '0008_bitcoin_utxos': m0008,
+  '0009_job_signers': m0009,
 };
 
 const TEXT_TYPES = {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
-import type { JobStatus } from './schema.ts';
+import type { JobSigner, JobStatus } from './schema.ts';
 
 export interface RelayerJob {
   id: string;
@@ -8,6 +8,7 @@ export interface RelayerJob {
   orderId: string | null;
   action: string;
   idempotencyKey: string;
+  signer: JobSigner;
   payload: unknown;
   status: JobStatus;
   attempts: number;
@@ -23,6 +24,8 @@ export interface NewJob {
   /** One job per key: the same order and action always map to the same key. */
   idempotencyKey: string;
   payload: unknown;
+  /** The account that signs it (default the relayer). */
+  signer?: JobSigner;
   maxAttempts?: number;
 }
 
@@ -32,6 +35,7 @@ type JobRow = {
   order_id: string | null;
   action: string;
   idempotency_key: string;
+  signer: JobSigner;
   payload: unknown;
   status: JobStatus;
   attempts: number;
@@ -46,6 +50,7 @@ const JOB_COLUMNS = [
   'order_id',
   'action',
   'idempotency_key',
+  'signer',
   'payload',
   'status',
   'attempts',
@@ -61,6 +66,7 @@ function toJob(r: JobRow): RelayerJob {
     orderId: r.order_id,
     action: r.action,
     idempotencyKey: r.idempotency_key,
+    signer: r.signer,
     payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
     status: r.status,
     attempts: r.attempts,
@@ -83,6 +89,7 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<{ job: RelayerJob
       action: job.action,
       idempotency_key: job.idempotencyKey,
       payload: JSON.stringify(job.payload),
+      ...(job.signer ? { signer: job.signer } : {}),
       ...(job.maxAttempts !== undefined ? { max_attempts: job.maxAttempts } : {}),
     })
     .onConflict((oc) => oc.column('idempotency_key').doNothing())
@@ -98,12 +105,12 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<{ job: RelayerJob
 }
 
 /**
- * Takes up to `limit` due jobs of a chain for `worker`, oldest first, locking them for `leaseMs`.
- * Jobs another worker holds are skipped; a job whose lease ran out (its worker died) is due again.
+ * Takes up to `limit` due jobs of a chain and signer for `worker`, oldest first, locking them for
+ * `leaseMs`. Jobs another worker holds are skipped; a job whose lease ran out (its worker died) is due again.
  */
 export async function claimJobs(
   db: Db,
-  input: { chain: string; worker: string; leaseMs: number; limit: number },
+  input: { chain: string; signer?: JobSigner; worker: string; leaseMs: number; limit: number },
 ): Promise<RelayerJob[]> {
   const rows = await sql<JobRow>`
     update relayer_jobs set
@@ -115,7 +122,7 @@ export async function claimJobs(
       updated_at = now()
     where id in (
       select id from relayer_jobs
-      where chain = ${input.chain} and run_after <= now()
+      where chain = ${input.chain} and signer = ${input.signer ?? 'relayer'} and run_after <= now()
         and (status in ('queued', 'submitted') or (status = 'running' and locked_until < now()))
       order by id
       limit ${input.limit}

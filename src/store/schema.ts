@@ -161,6 +161,8 @@ export interface AffiliateEarningsTable {
 }
 
 export type JobStatus = 'queued' | 'running' | 'submitted' | 'confirmed' | 'failed';
+/** The account that signs a job's transaction. */
+export type JobSigner = 'relayer' | 'solver';
 
 export interface RelayerJobsTable {
   id: Generated<string>;
@@ -168,6 +170,7 @@ export interface RelayerJobsTable {
   order_id: string | null;
   action: string;
   idempotency_key: string;
+  signer: WithDefault<JobSigner>;
   payload: ColumnType<unknown, string, string>;
   status: WithDefault<JobStatus>;
   attempts: WithDefault<number>;

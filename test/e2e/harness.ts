@@ -24,9 +24,13 @@ export interface SwapWorld {
   store: Store;
   key: string;
   relayers: Record<ChainKey, EvmRelayer>;
+  /** The solver's transaction senders (its jobs, signed by the solver's account). */
+  solverSenders: Record<ChainKey, EvmRelayer>;
   watchers: Record<ChainKey, EvmWatcher>;
   solver: Solver;
-  /** Polls both watchers, then runs one solver pass. */
+  /** One solver pass, then the solver's senders send what it queued. */
+  pass(): Promise<SolverPass>;
+  /** Polls both watchers, then `pass()`. */
   step(): Promise<SolverPass>;
   /** PATCHes an order action while ticking the chain's relayer until its job is settled. */
   patchRelayed(orderId: string, action: string, chain: ChainKey, payload?: object): Promise<{ status: number; body: Record<string, any>; job?: RelayerJob }>;
@@ -59,8 +63,24 @@ export async function openSwapWorld(
       KEYS.map(async (k) => [k, new EvmWatcher(store.db, registry.chain(k)!, chains[k].client, { startBlock: await chains[k].client.getBlockNumber() })]),
     ),
   ) as Record<ChainKey, EvmWatcher>;
-  const solverChains = [...evmSolverChains(registry, solverAccount, rpc), ...(options.moreSolverChains?.(store.db, secrets) ?? [])];
+  const solverSenders = Object.fromEntries(
+    KEYS.map((k) => [
+      k,
+      new EvmRelayer({ db: store.db, chain: k, chainId: CHAINS[k], rpcUrl: rpc[k], privateKey: privateKeyOf(devAccount('solver')), signer: 'solver', recheckMs: 0, retryMs: 50 }),
+    ]),
+  ) as Record<ChainKey, EvmRelayer>;
+  const evmChains = evmSolverChains(registry, solverAccount.address, rpc, store.db);
+  // As the service does at start: the solver's token approvals go out before any funding.
+  for (const c of evmChains) await c.prepare();
+  for (const k of KEYS) await solverSenders[k].tick();
+  const solverChains = [...evmChains, ...(options.moreSolverChains?.(store.db, secrets) ?? [])];
   const solver = new Solver(store.db, SOLVER.id, solverChains, secrets, options.solver);
+
+  const pass = async () => {
+    const done = await solver.tick();
+    for (const k of KEYS) await solverSenders[k].tick();
+    return done;
+  };
 
   const patch = async (orderId: string, action: string, payload?: object) => {
     const res = await api.inject({
@@ -77,11 +97,13 @@ export async function openSwapWorld(
     store,
     key,
     relayers,
+    solverSenders,
     watchers,
     solver,
+    pass,
     step: async () => {
       for (const k of KEYS) await watchers[k].poll();
-      return solver.tick();
+      return pass();
     },
     patchRelayed: async (orderId, action, chain, payload) => {
       const pending = patch(orderId, action, payload);

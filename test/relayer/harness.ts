@@ -12,7 +12,7 @@ import { SecretBox } from '../../src/orders/secret-box.ts';
 import { StaticPriceSource } from '../../src/pricing/price-source.ts';
 import { buildStrategies } from '../../src/pricing/strategies.ts';
 import { evmReadClients, readHtlcOrder } from '../../src/relayer/chain-clients.ts';
-import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
+import { EvmRelayer, runSender } from '../../src/relayer/evm-relayer.ts';
 import type { BitcoinActionsDeps } from '../../src/relayer/bitcoin-actions.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
 import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
@@ -104,7 +104,6 @@ export async function openRelayedApi(
 /** A fresh store and API with the order actions, and the relayers running until close. */
 export async function openActionsApi(kind: StoreKind, registry: Registry, chains: Record<ChainKey, LocalChain>): Promise<ActionsApi> {
   const { api, store, key } = await openRelayedApi(kind, registry, chains, { waitMs: 5_000, pollMs: 20 });
-  const stop = new AbortController();
   const relayers = Object.fromEntries(
     (Object.keys(CHAINS) as ChainKey[]).map((k) => [
       k,
@@ -116,19 +115,17 @@ export async function openActionsApi(kind: StoreKind, registry: Registry, chains
         privateKey: privateKeyOf(devAccount('relayer')),
         recheckMs: 50,
         retryMs: 200,
-        pollMs: 20,
       }),
     ]),
   ) as Record<ChainKey, EvmRelayer>;
-  const loops = Object.values(relayers).map((r) => r.run(stop.signal));
+  const loops = Object.values(relayers).map((r) => runSender(r, { holder: 'test', intervalMs: 20, onError: () => undefined }));
   return {
     api,
     store,
     key,
     relayers,
     close: async () => {
-      stop.abort();
-      await Promise.all(loops);
+      await Promise.all(loops.map((loop) => loop.stop()));
       await api.close();
       await store.close();
     },
