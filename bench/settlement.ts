@@ -28,6 +28,7 @@ import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config
 import { startDev } from '../src/devnet/dev.ts';
 import { devAccount } from '../src/devnet/evm-devnet.ts';
 import type { StoreKind } from '../src/store/database.ts';
+import { signGaslessInitiate } from '../test/helpers/gasless.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
 
 const SEQUENTIAL = Number(process.env.BENCH_SWAPS ?? 20);
@@ -166,13 +167,7 @@ export async function settlementRun(kind: StoreKind, o: { blockTimeSec: number; 
     });
     const id = created.order_id as string;
     if (o.gasless) {
-      const td = created.typed_data as { domain: { chainId: Hex; verifyingContract: Address }; message: Record<string, Hex> };
-      const signature = await user.signTypedData({
-        domain: { name: 'HTLC', version: '3', chainId: BigInt(td.domain.chainId), verifyingContract: td.domain.verifyingContract },
-        types: { Initiate: [{ name: 'redeemer', type: 'address' }, { name: 'timelock', type: 'uint256' }, { name: 'amount', type: 'uint256' }, { name: 'secretHash', type: 'bytes32' }] },
-        primaryType: 'Initiate',
-        message: { redeemer: td.message.redeemer!, timelock: BigInt(td.message.timelock!), amount: BigInt(td.message.amount!), secretHash: td.message.secretHash! },
-      });
+      const signature = await signGaslessInitiate(user, created.typed_data);
       await api(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature } });
     } else {
       await broadcastInitiate(created.initiate_transaction as { to: Address; data: Hex });

@@ -1,13 +1,21 @@
 import type { Db } from './store/database.ts';
 import { acquireLease, releaseLease } from './store/leases.ts';
 
+/** How long a lease outlives its holder's last renewal: another instance takes over this soon after a crash. */
+export const LEASE_TTL_MS = 3_000;
+
 export interface LeasedLoopOptions {
   db: Db;
   /** The lease that makes this loop the only one of its name across instances. */
   lease: string;
   holder: string;
   intervalMs: number;
-  /** One unit of work; runs only while this instance holds the lease. `signal` aborts when the loop stops. */
+  /** Defaults to `LEASE_TTL_MS`. */
+  ttlMs?: number;
+  /**
+   * One unit of work; runs only while this instance holds the lease. `signal` aborts when the loop
+   * stops or the lease is lost (another instance may be running the same work).
+   */
   tick: (signal: AbortSignal) => Promise<unknown>;
   /** A tick's failure; not called for what fails once the loop is stopping (the stop's own doing). */
   onError: (error: unknown) => void;
@@ -21,19 +29,57 @@ export interface LeasedLoop {
 }
 
 /**
- * Runs `tick` every `intervalMs`, and at once on `wake()`, while this instance holds the lease,
- * renewing it before each tick (the lease lasts several intervals, so a dead instance's work moves
- * on quickly). Wakes during a tick coalesce into one more tick, so a burst of events costs two ticks,
- * not one per event; the interval is the fallback when no event comes.
+ * Runs `tick` every `intervalMs`, and at once on `wake()`, while this instance holds the lease.
+ * Wakes during a tick coalesce into one more tick, so a burst of events costs two ticks, not one
+ * per event; the interval is the fallback when no event comes.
+ *
+ * The lease is short (`ttlMs`) so that a dead instance's work moves on within seconds: the holder
+ * renews it every third of its life (a heartbeat, during ticks and between them), and an instance
+ * without it asks again as often. A holder that cannot renew in time (the lease was taken, or the database did not answer)
+ * aborts the tick in progress, so two instances never knowingly run one worker at once.
  */
 export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
-  const ttlMs = Math.max(options.intervalMs * 5, 5_000);
+  const ttlMs = options.ttlMs ?? LEASE_TTL_MS;
+  const renewMs = Math.floor(ttlMs / 3);
   const stopping = new AbortController();
   let stopped = false;
   let ticking = false;
   let wakeAgain = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  /** When the lease was last renewed, while this instance believes it holds it. */
+  let renewedAt: number | undefined;
+  let tickAbort: AbortController | undefined;
+
+  const lose = (reason: string) => {
+    renewedAt = undefined;
+    tickAbort?.abort(new Error(`${options.lease}: ${reason}`));
+  };
+  const acquire = async (): Promise<boolean> => {
+    const askedAt = Date.now();
+    try {
+      if (await acquireLease(options.db, options.lease, options.holder, ttlMs)) {
+        renewedAt = askedAt;
+        return true;
+      }
+      lose('the lease was taken by another instance');
+    } catch (error) {
+      // The lease still counts from the last renewal that did succeed, with a margin for clock drift.
+      if (renewedAt !== undefined && Date.now() - renewedAt > ttlMs - renewMs) lose('the lease could not be renewed');
+      throw error;
+    }
+    return false;
+  };
+  let renewing = false;
+  const heartbeat = setInterval(() => {
+    if (renewedAt === undefined || renewing || stopped) return;
+    renewing = true;
+    acquire()
+      .catch(() => undefined)
+      .finally(() => (renewing = false));
+  }, renewMs);
+  heartbeat.unref();
+
   const schedule = (delayMs: number) => {
     clearTimeout(timer);
     timer = setTimeout(() => {
@@ -43,13 +89,22 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
   const step = async () => {
     ticking = true;
     wakeAgain = false;
+    let held = false;
     try {
-      if (await acquireLease(options.db, options.lease, options.holder, ttlMs)) await options.tick(stopping.signal);
+      held = await acquire();
+      if (held) {
+        tickAbort = new AbortController();
+        await options.tick(AbortSignal.any([stopping.signal, tickAbort.signal]));
+      }
     } catch (error) {
       if (!stopped) options.onError(error);
+    } finally {
+      tickAbort = undefined;
+      ticking = false;
     }
-    ticking = false;
-    if (!stopped) schedule(wakeAgain ? 0 : options.intervalMs);
+    if (stopped) return;
+    // The heartbeat keeps a holder's lease between ticks; an instance waiting for it asks as often.
+    schedule(wakeAgain ? 0 : held ? options.intervalMs : Math.min(options.intervalMs, renewMs));
   };
   running = step();
   return {
@@ -60,6 +115,7 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
     },
     stop: async () => {
       stopped = true;
+      clearInterval(heartbeat);
       stopping.abort(new Error(`${options.lease}: stopping`));
       clearTimeout(timer);
       await running;

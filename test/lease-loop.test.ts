@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { leasedLoop } from '../src/lease-loop.ts';
 import type { Store } from '../src/store/database.ts';
 import { describeEachStore, openTestStore } from './helpers/stores.ts';
 
 describeEachStore('leased loops', (kind) => {
-  let store: Store;
+  let store: Store & { url?: string };
   before(async () => {
     store = await openTestStore(kind);
   });
@@ -112,4 +115,74 @@ describeEachStore('leased loops', (kind) => {
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(ticks, 4, 'a stopped loop does not wake');
   });
+
+  test('a holder keeps its lease between ticks longer apart than the lease lives', async () => {
+    const ticks = { a: 0, b: 0 };
+    const loop = (holder: 'a' | 'b') =>
+      leasedLoop({ db: store.db, lease: 'slow', holder, intervalMs: 60_000, ttlMs: 300, tick: async () => void ticks[holder]++, onError: () => undefined });
+    const a = loop('a');
+    await new Promise((r) => setTimeout(r, 50));
+    const b = loop('b');
+    await new Promise((r) => setTimeout(r, 1_000)); // more than three lease lives
+    b.wake();
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(ticks.a, 1);
+    assert.equal(ticks.b, 0, 'b never got the lease: the heartbeat renewed it');
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test('a holder whose lease is taken aborts its tick in progress', async () => {
+    const errors: unknown[] = [];
+    let aborted: number | undefined;
+    let started = false;
+    const loop = leasedLoop({
+      db: store.db,
+      lease: 'taken',
+      holder: 'a',
+      intervalMs: 60_000,
+      ttlMs: 300,
+      tick: async (signal) => {
+        started = true;
+        await new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            aborted = Date.now();
+            reject(signal.reason as Error);
+          }),
+        );
+      },
+      onError: (e) => errors.push(e),
+    });
+    for (const end = Date.now() + 2_000; !started; await new Promise((r) => setTimeout(r, 5))) assert.ok(Date.now() < end, 'the tick started');
+    // Another instance holds it now (as after a pause longer than the lease: the lease ran out and was taken).
+    const takenAt = Date.now();
+    await sql`update worker_leases set holder = 'b', expires_at = now() + interval '1 hour' where name = 'taken'`.execute(store.db);
+    for (const end = Date.now() + 2_000; aborted === undefined; await new Promise((r) => setTimeout(r, 5))) assert.ok(Date.now() < end, 'the tick was aborted');
+    assert.ok(aborted - takenAt < 500, `aborted ${aborted - takenAt} ms after the lease was taken`);
+    assert.match(String(errors[0]), /taken by another instance/);
+    await loop.stop();
+  });
+
+  if (kind === 'postgres') {
+    test('an instance killed with SIGKILL: another takes over its worker within 5 s', async () => {
+      const url = store.url!;
+      const child = spawn(process.execPath, ['--import', 'tsx', new URL('./helpers/lease-holder.ts', import.meta.url).pathname, url, 'killed'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      try {
+        const [first] = (await once(child.stdout, 'data')) as [Buffer];
+        assert.match(first.toString(), /tick/);
+        let tookOver: number | undefined;
+        const survivor = leasedLoop({ db: store.db, lease: 'killed', holder: 'survivor', intervalMs: 200, tick: async () => void (tookOver ??= Date.now()), onError: () => undefined });
+        await new Promise((r) => setTimeout(r, 1_500));
+        assert.equal(tookOver, undefined, 'the survivor waits while the holder lives');
+        const killedAt = Date.now();
+        child.kill('SIGKILL');
+        for (const end = Date.now() + 10_000; tookOver === undefined; await new Promise((r) => setTimeout(r, 10))) assert.ok(Date.now() < end, 'the survivor took over');
+        const after = tookOver - killedAt;
+        assert.ok(after <= 5_000, `took over ${after} ms after the kill`);
+        assert.ok(after >= 1_000, `took over ${after} ms after the kill: the dead holder's lease still had time to run`);
+        await survivor.stop();
+      } finally {
+        child.kill('SIGKILL');
+      }
+    });
+  }
 });

@@ -6,6 +6,7 @@ import { spendsOf } from '../store/bitcoin-utxos.ts';
 import { claimJobs, deferJob, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
 import { confirmJob, failJob } from './signed-txs.ts';
 import type { RelayerLog } from './evm-relayer.ts';
+import { LEASE_TTL_MS } from '../lease-loop.ts';
 
 /**
  * Bitcoin-family transactions go through the relayer's durable job queue (`relayer_jobs`) like EVM
@@ -131,7 +132,7 @@ export class BitcoinRelayer {
   /** One pass over the due jobs; returns how many it handled. */
   async tick(): Promise<number> {
     const { db, chain, worker } = this.options;
-    const jobs = await claimJobs(db, { chain, worker, leaseMs: 30_000, limit: 50 });
+    const jobs = await claimJobs(db, { chain, worker, leaseMs: LEASE_TTL_MS, limit: 50 });
     for (const job of jobs) {
       try {
         await this.handle(job);

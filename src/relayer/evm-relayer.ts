@@ -12,7 +12,7 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { leasedLoop, type LeasedLoop } from '../lease-loop.ts';
+import { LEASE_TTL_MS, leasedLoop, type LeasedLoop } from '../lease-loop.ts';
 import type { Db } from '../store/database.ts';
 import { claimJobs, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
 import type { JobSigner } from '../store/schema.ts';
@@ -39,7 +39,10 @@ export interface EvmRelayerOptions {
   signer?: JobSigner;
   /** Names this worker in job locks (default: random). */
   worker?: string;
-  /** How long a claimed job stays locked to this worker (default 15 s). */
+  /**
+   * How long a claimed job stays locked to this worker (default: a lease's life, so a dead
+   * instance's jobs move on with its lease).
+   */
   leaseMs?: number;
   /** When a submitted job comes back to check its receipt (default 2 s). */
   recheckMs?: number;
@@ -103,7 +106,7 @@ export class EvmRelayer {
       chainId: options.chainId,
       rpcUrl: options.rpcUrl,
       signer,
-      leaseMs: options.leaseMs ?? 15_000,
+      leaseMs: options.leaseMs ?? LEASE_TTL_MS,
       recheckMs: options.recheckMs ?? 2_000,
       retryMs: options.retryMs ?? 5_000,
       bumpAfterMs: options.bumpAfterMs ?? 30_000,

@@ -32,6 +32,8 @@ export interface SwapWorld {
   pass(): Promise<SolverPass>;
   /** Polls both watchers, then `pass()`. */
   step(): Promise<SolverPass>;
+  /** Ticks the chain's solver sender until the solver's job `key` is confirmed or failed; returns it. */
+  settleSolverJob(key: string, chain: ChainKey): Promise<RelayerJob>;
   /** PATCHes an order action while ticking the chain's relayer until its job is settled. */
   patchRelayed(orderId: string, action: string, chain: ChainKey, payload?: object): Promise<{ status: number; body: Record<string, any>; job?: RelayerJob }>;
   close(): Promise<void>;
@@ -104,6 +106,14 @@ export async function openSwapWorld(
     step: async () => {
       for (const k of KEYS) await watchers[k].poll();
       return pass();
+    },
+    settleSolverJob: async (jobKey, chain) => {
+      for (const until = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 10))) {
+        const job = await findJob(store.db, jobKey);
+        if (job?.status === 'confirmed' || job?.status === 'failed') return job;
+        assert.ok(Date.now() < until, `job ${jobKey} not settled: ${JSON.stringify(job)}`);
+        await solverSenders[chain].tick();
+      }
     },
     patchRelayed: async (orderId, action, chain, payload) => {
       const pending = patch(orderId, action, payload);

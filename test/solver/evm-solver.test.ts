@@ -128,12 +128,14 @@ describeEachStore('Solver on EVM chains', (kind) => {
     const o = await client.createOrder(true);
     await client.initiate(o);
     assert.deepEqual((await w.step()).funded, [o.id]);
+    assert.equal((await w.settleSolverJob(`${o.id}:solver-fund`, 'arbitrum_localnet')).status, 'confirmed');
     const before = await arb.wbtcBalance(solverAddress);
     assert.deepEqual((await w.step()).refunded, [], 'not before the timelock');
     const dest = await htlcOrder(arb, o.order.destination_swap.swap_id);
     const head = await arb.client.getBlockNumber();
     await arb.node.rpc('anvil_mine', [`0x${(dest.initiatedAt + dest.timelock - head).toString(16)}`]);
     assert.deepEqual((await w.step()).refunded, [o.id]);
+    assert.equal((await w.settleSolverJob(`${o.id}:solver-refund`, 'arbitrum_localnet')).status, 'confirmed');
     assert.equal(await arb.wbtcBalance(solverAddress), before + DEST_AMOUNT);
     assert.notEqual((await htlcOrder(arb, o.order.destination_swap.swap_id)).fulfilledAt, 0n);
     assert.deepEqual((await w.step()).refunded, []);
