@@ -3,7 +3,9 @@
 // change), with clients that create orders over HTTP. Two setups:
 //  - instant mining: every transaction mined at once; clients broadcast their source initiate;
 //  - one-second blocks, as `npm start` runs: clients start gasless swaps all at once (EIP-712
-//    signature, PATCH initiate).
+//    signature, PATCH initiate);
+//  - the same with 12 s blocks on the source chain (Ethereum's), measuring (d) how many source blocks
+//    each swap takes from its initiate to the solver's source redeem.
 // An observer hears each chain's new heads and pending transactions over WebSocket, so
 //  (a) = first sight of the source's confirming block -> destination initiate first seen pending (sent),
 //  (b) = first sight of the secret's reveal block (destination redeem) -> source redeem first seen pending.
@@ -109,10 +111,14 @@ export async function benchSettlement(kind: StoreKind = process.env.DATABASE_URL
   return [
     ...(await settlementRun(kind, { blockTimeSec: 0, gasless: false, sequential: SEQUENTIAL, concurrent: CONCURRENT })),
     ...(await settlementRun(kind, { blockTimeSec: 1, gasless: true, sequential: 0, concurrent: CONCURRENT })),
+    ...(await settlementRun(kind, { blockTimeSec: 1, sourceBlockTimeSec: 12, gasless: true, sequential: 0, concurrent: CONCURRENT })),
   ];
 }
 
-export async function settlementRun(kind: StoreKind, o: { blockTimeSec: number; gasless: boolean; sequential: number; concurrent: number }): Promise<Row[]> {
+export async function settlementRun(
+  kind: StoreKind,
+  o: { blockTimeSec: number; sourceBlockTimeSec?: number; gasless: boolean; sequential: number; concurrent: number },
+): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-bench-'));
   const database = kind === 'postgres' ? await createDatabase(process.env.DATABASE_URL!, 'hashlock_bench') : undefined;
   // A PostgreSQL service needs its secret-box key from the environment (instances share it).
@@ -126,6 +132,8 @@ export async function settlementRun(kind: StoreKind, o: { blockTimeSec: number; 
     return { deployment, client, observer: observeChain(deployment.rpcUrl.replace(/^http/, 'ws')) };
   }) as [Side, Side];
   type Side = { deployment: (typeof dev.chains)[number]; client: PublicClient; observer: ChainObserver };
+  // A slower source chain (Ethereum's 12 s blocks), the destination as before.
+  if (o.sourceBlockTimeSec) await fetch(eth.deployment.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_setIntervalMining', params: [o.sourceBlockTimeSec] }) });
 
   const user = devAccount('user');
   const wallet = createWalletClient({ account: user, transport: http(eth.deployment.rpcUrl) });
@@ -193,16 +201,19 @@ export async function settlementRun(kind: StoreKind, o: { blockTimeSec: number; 
     const sentSeen = (side: Side, e: HtlcEvent | undefined) => (e && side.observer.pending.get(e.tx)) ?? blockSeen(side, e);
     const a: number[] = [];
     const b: number[] = [];
+    /** Source blocks from the client's initiate to the solver's source redeem (the swap's last step there). */
+    const sourceBlocks: number[] = [];
     for (const s of swaps) {
       const src = ethEvents.get(s.source);
       const dst = arbEvents.get(s.destination);
       a.push(sentSeen(arb, dst?.initiated) - blockSeen(eth, src?.initiated));
       b.push(sentSeen(eth, src?.redeemed) - blockSeen(arb, dst?.redeemed));
+      if (src?.initiated && src.redeemed) sourceBlocks.push(Number(src.redeemed.block - src.initiated.block));
     }
-    return { a, b };
+    return { a, b, sourceBlocks };
   };
 
-  const setup = o.blockTimeSec === 0 ? 'instant mining' : `${o.blockTimeSec} s blocks`;
+  const setup = o.blockTimeSec === 0 ? 'instant mining' : o.sourceBlockTimeSec ? `${o.sourceBlockTimeSec} s source blocks, ${o.blockTimeSec} s destination blocks` : `${o.blockTimeSec} s blocks`;
   const how = o.gasless ? 'gasless' : 'client-broadcast';
   const ms = (x: number) => Math.round(x);
   const note = `${kind}; ${setup}; hashlock dev's wiring`;
@@ -227,7 +238,7 @@ export async function settlementRun(kind: StoreKind, o: { blockTimeSec: number; 
     const seconds = (performance.now() - started) / 1000;
     const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    const { a, b } = await latencies(done, concurrentFromEth, concurrentFromArb);
+    const { a, b, sourceBlocks } = await latencies(done, concurrentFromEth, concurrentFromArb);
     rows.push(
       {
         measure: `(c) ${o.concurrent} ${how} swaps started at once`,
@@ -239,6 +250,15 @@ export async function settlementRun(kind: StoreKind, o: { blockTimeSec: number; 
       { measure: `(a) with those ${o.concurrent} in flight`, swaps: a.length, 'median ms': ms(quantile(a, 0.5)), 'p95 ms': ms(quantile(a, 0.95)), note },
       { measure: `(b) with those ${o.concurrent} in flight`, swaps: b.length, 'median ms': ms(quantile(b, 0.5)), 'p95 ms': ms(quantile(b, 0.95)), note },
     );
+    if (o.sourceBlockTimeSec) {
+      rows.push({
+        measure: `(d) source blocks from initiate to source redeem, ${o.concurrent} at once`,
+        swaps: sourceBlocks.length,
+        'median ms': '',
+        'p95 ms': '',
+        note: `${note}; median ${quantile(sourceBlocks, 0.5)}, p95 ${quantile(sourceBlocks, 0.95)}, max ${Math.max(...sourceBlocks)} blocks`,
+      });
+    }
     return rows;
   } finally {
     eth.observer.stop();

@@ -146,6 +146,35 @@ describeEachStore('EVM relayer', (kind) => {
     }
   });
 
+  test('nonce repair: a transaction dropped from the node\'s pool is sent again, and the nonce after it still goes through', async () => {
+    const a = await initiateJob();
+    const b = await initiateJob();
+    const start = await nonce();
+    await eth().node.rpc('evm_setAutomine', [false]);
+    try {
+      await relayer.tick(); // both signed with consecutive nonces and sent, neither mined
+      const sa = (await readSignedTx(store.db, (await findJob(store.db, a.key))!.id))!;
+      const sb = (await readSignedTx(store.db, (await findJob(store.db, b.key))!.id))!;
+      assert.deepEqual([sa.nonce, sb.nonce], [BigInt(start), BigInt(start + 1)]);
+      // The node forgets the first (evicted, or lost with a restart): the second cannot be mined after it.
+      await eth().node.rpc('anvil_dropTransaction', [sa.hash]);
+      await eth().node.rpc('evm_mine', []);
+      assert.equal(await nonce(), start, 'nothing mined past the gap');
+      await relayer.tick(); // the first is sent again from its stored bytes
+      await eth().node.rpc('evm_mine', []);
+      assert.equal(await nonce(), start + 2);
+      const [ja, jb] = [await tickUntilSettled(a.key), await tickUntilSettled(b.key)];
+      assert.equal(ja.status, 'confirmed', ja.lastError);
+      assert.equal(jb.status, 'confirmed', jb.lastError);
+      assert.equal(ja.txHash, sa.hash, 'the same transaction, not a second one');
+      assert.equal(jb.txHash, sb.hash);
+      assert.equal((await htlcOrder(eth(), a.swapId)).amount, 10_000n);
+      assert.equal((await htlcOrder(eth(), b.swapId)).amount, 10_000n);
+    } finally {
+      await eth().node.rpc('evm_setAutomine', [true]);
+    }
+  });
+
   test('a fee cap: a new transaction pays at most the cap, and one at the cap is resent but never bumped past it', async () => {
     const job = await initiateJob();
     const estimate = await eth().client.estimateFeesPerGas();
