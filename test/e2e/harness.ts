@@ -1,6 +1,7 @@
 // Two anvil chains, the API with the relayed order actions, and every worker driven by hand: one
 // relayer and one watcher per chain, and the solver. `step()` runs each once, so a test decides when
 // anything happens.
+import { sql } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
@@ -78,9 +79,22 @@ export async function openSwapWorld(
   const solverChains = [...evmChains, ...(options.moreSolverChains?.(store.db, secrets) ?? [])];
   const solver = new Solver(store.db, SOLVER.id, solverChains, secrets, options.solver);
 
+  // anvil mines a sent transaction just after it answers, and a simulation refused meanwhile is
+  // retried 50 ms later: the senders tick until every job they sent is mined (or failed), and every
+  // new job was tried, so a step's actions are on chain when it returns, as the tests assume.
+  const unsettledSolverJobs = async () =>
+    Number(
+      (
+        await sql<{ n: string }>`select count(*) as n from relayer_jobs
+          where signer = 'solver' and (status in ('running', 'submitted') or (status = 'queued' and attempts = 0))`.execute(store.db)
+      ).rows[0]!.n,
+    );
   const pass = async () => {
     const done = await solver.tick();
-    for (const k of KEYS) await solverSenders[k].tick();
+    for (const until = Date.now() + 5_000; ; await new Promise((r) => setTimeout(r, 10))) {
+      for (const k of KEYS) await solverSenders[k].tick();
+      if ((await unsettledSolverJobs()) === 0 || Date.now() > until) break;
+    }
     return done;
   };
 
