@@ -35,8 +35,9 @@ export interface LeasedLoop {
  *
  * The lease is short (`ttlMs`) so that a dead instance's work moves on within seconds: the holder
  * renews it every third of its life (a heartbeat, during ticks and between them), and an instance
- * without it asks again as often. A holder that cannot renew in time (the lease was taken, or the database did not answer)
- * aborts the tick in progress, so two instances never knowingly run one worker at once.
+ * without it asks again as often. A holder that cannot renew in time (the lease was taken, or the
+ * database did not answer) aborts the tick in progress, so two instances never knowingly run one
+ * worker at once.
  */
 export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
   const ttlMs = options.ttlMs ?? LEASE_TTL_MS;

@@ -136,7 +136,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     const senders = new Map<string, LeasedLoop>();
     const unlistenJobs = await store.listen('job_queued', { message: (name) => senders.get(name)?.wake(), connected: () => undefined });
     stoppers.push(unlistenJobs);
-    const evmSender = (key: string, signer: JobSigner, privateKey: Hex): LeasedLoop => {
+    const evmSender = (key: string, signer: JobSigner, privateKey: Hex): void => {
       const chain = registry.chain(key)!;
       const sender = new EvmRelayer({
         db: store.db,
@@ -152,7 +152,6 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       const loop = runSender(sender, { holder: instance, onError: (err) => api.log.error({ err, chain: key }, `${signer} sender pass failed`) });
       stoppers.push(() => loop.stop());
       senders.set(`${key}:${signer}`, loop);
-      return loop;
     };
     if (config.keys.relayer) for (const key of Object.keys(evmRpc)) evmSender(key, 'relayer', config.keys.relayer);
 

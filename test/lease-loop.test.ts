@@ -7,6 +7,11 @@ import { leasedLoop } from '../src/lease-loop.ts';
 import type { Store } from '../src/store/database.ts';
 import { describeEachStore, openTestStore } from './helpers/stores.ts';
 
+/** Waits until `done()` holds, failing with `what` after `ms`. */
+async function waitUntil(done: () => boolean, what: string, ms = 2_000): Promise<void> {
+  for (const end = Date.now() + ms; !done(); await new Promise((r) => setTimeout(r, 5))) assert.ok(Date.now() < end, what);
+}
+
 describeEachStore('leased loops', (kind) => {
   let store: Store & { url?: string };
   before(async () => {
@@ -67,7 +72,7 @@ describeEachStore('leased loops', (kind) => {
       },
       onError: (e) => errors.push(e),
     });
-    for (const end = Date.now() + 2_000; !started; await new Promise((r) => setTimeout(r, 5))) assert.ok(Date.now() < end, 'the first tick started');
+    await waitUntil(() => started, 'the first tick started');
     const t0 = Date.now();
     await loop.stop();
     assert.ok(Date.now() - t0 < 1_000, `stopped in ${Date.now() - t0} ms`);
@@ -152,12 +157,13 @@ describeEachStore('leased loops', (kind) => {
       },
       onError: (e) => errors.push(e),
     });
-    for (const end = Date.now() + 2_000; !started; await new Promise((r) => setTimeout(r, 5))) assert.ok(Date.now() < end, 'the tick started');
+    await waitUntil(() => started, 'the tick started');
     // Another instance holds it now (as after a pause longer than the lease: the lease ran out and was taken).
     const takenAt = Date.now();
     await sql`update worker_leases set holder = 'b', expires_at = now() + interval '1 hour' where name = 'taken'`.execute(store.db);
-    for (const end = Date.now() + 2_000; aborted === undefined; await new Promise((r) => setTimeout(r, 5))) assert.ok(Date.now() < end, 'the tick was aborted');
-    assert.ok(aborted - takenAt < 500, `aborted ${aborted - takenAt} ms after the lease was taken`);
+    await waitUntil(() => aborted !== undefined, 'the tick was aborted');
+    const abortedAfter = aborted! - takenAt;
+    assert.ok(abortedAfter < 500, `aborted ${abortedAfter} ms after the lease was taken`);
     assert.match(String(errors[0]), /taken by another instance/);
     await loop.stop();
   });
@@ -175,8 +181,8 @@ describeEachStore('leased loops', (kind) => {
         assert.equal(tookOver, undefined, 'the survivor waits while the holder lives');
         const killedAt = Date.now();
         child.kill('SIGKILL');
-        for (const end = Date.now() + 10_000; tookOver === undefined; await new Promise((r) => setTimeout(r, 10))) assert.ok(Date.now() < end, 'the survivor took over');
-        const after = tookOver - killedAt;
+        await waitUntil(() => tookOver !== undefined, 'the survivor took over', 10_000);
+        const after = tookOver! - killedAt;
         assert.ok(after <= 5_000, `took over ${after} ms after the kill`);
         assert.ok(after >= 1_000, `took over ${after} ms after the kill: the dead holder's lease still had time to run`);
         await survivor.stop();

@@ -44,7 +44,7 @@ export const orderIdsToFund = (db: Db, q: SolverQuery) =>
     q,
     sql`not o.instant_refund_signed
       and s.initiate_tx_hash <> '' and s.initiate_block_number <> 0 and s.current_confirmations >= s.required_confirmations
-      and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and d.initiate_tx_hash = '' and ${noLiveJob('solver-fund', 'fund')}`,
+      and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and d.initiate_tx_hash = '' and ${noLiveJob('solver-fund')}`,
   );
 
 /** The service holds the secret; the destination is initiated and confirmed, neither redeemed nor refunded. */

@@ -176,11 +176,10 @@ test('the service killed with SIGKILL three times mid-settlement: every swap set
     t.diagnostic(`swaps completed at each kill: ${settledAtKill.join(', ')} of ${SWAPS}`);
     assert.ok(settledAtKill[0]! < SWAPS, 'the first kill came while swaps were in flight');
 
-    const statuses = new Map<string, string>();
     for (const end = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 500))) {
-      for (const id of ids) statuses.set(id, ((await call(`/v2/orders/${id}`)) as { status: string }).status);
-      if ([...statuses.values()].every((s) => s === 'completed')) break;
-      assert.ok(Date.now() < end, `not all settled: ${JSON.stringify(Object.fromEntries(statuses))}\n${output}`);
+      const statuses = await statusesNow();
+      if (statuses.every((s) => s === 'completed')) break;
+      assert.ok(Date.now() < end, `not all settled: ${JSON.stringify(Object.fromEntries(ids.map((id, i) => [id, statuses[i]])))}\n${output}`);
     }
 
     // Exactly one initiate and one redeem per swap on each side; nothing left locked in either HTLC.
