@@ -124,3 +124,36 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
     },
   };
 }
+
+/** A per-chain worker as a chain adapter describes it (`WorkerSpec`), run under its lease. */
+export interface Worker {
+  /** `<role>:<chain>`, unique in a deployment. */
+  lease: string;
+  intervalMs: number;
+  /** One pass; `wake` asks for another at once (a watcher still behind the head, a full batch). */
+  tick(signal: AbortSignal, wake: () => void): Promise<void>;
+  /** The `job_queued` notification (`<chain>:<signer>`) that wakes it. */
+  wakeOnJob?: string;
+  /** A push source of wakes (a node's new-heads subscription); returns its stop. */
+  subscribe?(wake: () => void): () => void;
+}
+
+/** Runs a worker under its lease, with its push source of wakes, until stopped. */
+export function runWorker(db: Db, worker: Worker, options: { holder: string; onError: (error: unknown) => void }): LeasedLoop {
+  const loop: LeasedLoop = leasedLoop({
+    db,
+    lease: worker.lease,
+    holder: options.holder,
+    intervalMs: worker.intervalMs,
+    tick: (signal) => worker.tick(signal, () => loop.wake()),
+    onError: options.onError,
+  });
+  const unsubscribe = worker.subscribe?.(() => loop.wake());
+  return {
+    wake: () => loop.wake(),
+    stop: async () => {
+      unsubscribe?.();
+      await loop.stop();
+    },
+  };
+}

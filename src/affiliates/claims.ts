@@ -1,6 +1,6 @@
 // Affiliate fee claims: the service's EIP-712 signature over (affiliate, token, cumulative amount) for
 // FeeClaim (contracts/FeeClaim.sol), which pays `cumulative - claimed(affiliate, token)`.
-import { getAddress, isAddress, zeroAddress, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
+import { createPublicClient, getAddress, http, isAddress, zeroAddress, type Address, type Hex, type LocalAccount, type PublicClient } from 'viem';
 import type { Registry } from '../chains/registry.ts';
 
 export const FEE_CLAIM_ABI = [
@@ -29,8 +29,8 @@ export interface ClaimSignerOptions {
   account: LocalAccount;
   /** FeeClaim's address by chain key; chains without one have no claims. */
   contracts: Readonly<Record<string, string>>;
-  /** Read client by chain key, for `claimed(affiliate, token)`; without one the stored total is used. */
-  client?: (chainKey: string) => PublicClient | undefined;
+  /** The RPC by chain key, to read `claimed(affiliate, token)`; without one the stored total is used. */
+  rpcUrls?: Readonly<Record<string, string>>;
 }
 
 export interface ClaimableRow {
@@ -67,9 +67,9 @@ export class ClaimSigner {
   /** The claim open for one earnings row, or undefined when nothing is claimable (or no contract exists). */
   async claimFor(row: ClaimableRow): Promise<Claim | undefined> {
     const asset = this.registry.asset(row.asset);
-    if (!asset || asset.chain.family !== 'evm') return undefined;
-    const contract = this.contracts.get(asset.chain.key);
-    if (!contract || !isAddress(row.affiliate) || !isAddress(asset.token.address)) return undefined;
+    // A chain without a FeeClaim contract (the config allows one only where the family has them) has no claims.
+    const contract = asset && this.contracts.get(asset.chain.key);
+    if (!asset || !contract || !isAddress(row.affiliate) || !isAddress(asset.token.address)) return undefined;
     const token = getAddress(asset.token.address);
     if (token === zeroAddress) return undefined; // FeeClaim pays ERC-20 tokens only
     const affiliate = getAddress(row.affiliate);
@@ -87,8 +87,21 @@ export class ClaimSigner {
   }
 
   private async claimed(chainKey: string, contract: Address, affiliate: Address, token: Address, stored: bigint): Promise<bigint> {
-    const client = this.options.client?.(chainKey);
+    const client = this.client(chainKey);
     if (!client) return stored;
     return client.readContract({ address: contract, abi: FEE_CLAIM_ABI, functionName: 'claimed', args: [affiliate, token] });
+  }
+
+  private readonly clients = new Map<string, PublicClient>();
+
+  private client(chainKey: string): PublicClient | undefined {
+    const url = this.options.rpcUrls?.[chainKey];
+    if (!url) return undefined;
+    let client = this.clients.get(chainKey);
+    if (!client) {
+      client = createPublicClient({ transport: http(url), cacheTime: 0 });
+      this.clients.set(chainKey, client);
+    }
+    return client;
   }
 }

@@ -106,7 +106,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     quoter,
     ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     ...(options.claims ? { claims: options.claims } : {}),
-    ...(options.relayer ? { orderActions: new OrderActions(db, options.registry, { secrets: options.secrets, ...options.relayer }) } : {}),
+    ...(options.relayer ? { orderActions: new OrderActions(db, options.registry, options.relayer) } : {}),
     orderCreator: new OrderCreator({
       db,
       registry: options.registry,

@@ -74,7 +74,7 @@ export async function startDev(config: ServiceConfig, options: DevOptions = {}):
       feeSigner: config.keys.feeSigner ?? privateKeyOf(devAccount('feeSigner')),
     };
     // The Litecoin regtest chain, when Litecoin Core is installed.
-    const litecoinChain = registry.chains.find((c) => c.family === 'bitcoin' && c.network === 'litecoin_regtest');
+    const litecoinChain = registry.chains.find((c) => c.network === 'litecoin_regtest');
     const litecoin =
       litecoinChain &&
       (await startLitecoinDevnet({

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { isXOnlyPublicKey, xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
-import { familyHtlc, normalizeParty, usesScriptKeys } from '../chains/families.ts';
+import { chainAdapter, familyHtlc, normalizeParty, usesScriptKeys } from '../chains/adapters.ts';
 import type { FamilyHtlc, HtlcTerms, SigningOptions } from '../chains/family.ts';
 import type { Asset, Registry } from '../chains/registry.ts';
 import type { SolverConfig } from '../config/service-config.ts';
@@ -12,7 +12,6 @@ import type { App } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
 import { findOrderByNonce, writeOrder, type NewOrder, type OrderRecord } from '../store/orders.ts';
 import {
-  BITCOIN_SOURCE_DEADLINE_SECONDS,
   DEADLINE_SECONDS,
   MAX_AFFILIATE_FEE_BIPS,
   MAX_AFFILIATE_FEES,
@@ -131,7 +130,7 @@ export class OrderCreator {
     }
 
     const now = Math.floor((this.deps.now ?? Date.now)() / 1000);
-    const deadline = BigInt(now + (source.asset.chain.family === 'bitcoin' ? BITCOIN_SOURCE_DEADLINE_SECONDS : DEADLINE_SECONDS));
+    const deadline = BigInt(now + (chainAdapter(source.asset.chain)?.sourceDeadlineSeconds ?? DEADLINE_SECONDS));
     let lastError: AppError | undefined;
     for (const candidate of candidates) {
       const solver = this.solvers.get(candidate.strategy.solverId)!;

@@ -1,6 +1,5 @@
-import { evmChainId } from '../chains/evm/index.ts';
 import type { ChainSigningOptions } from '../chains/chain-access.ts';
-import { familyHtlc } from '../chains/families.ts';
+import { chainAdapter } from '../chains/adapters.ts';
 import type { Asset, Registry } from '../chains/registry.ts';
 import { toDisplay, toUsd } from '../pricing/amounts.ts';
 import type { OrderRecord, SwapRecord } from '../store/orders.ts';
@@ -43,30 +42,15 @@ export function amountView(asset: Asset | undefined, assetId: string, amount: st
  */
 export async function quoteInitiate(order: OrderRecord, registry: Registry, signing?: ChainSigningOptions) {
   const terms = sourceTerms(order, registry);
-  const family = terms && familyHtlc(terms.asset.chain);
-  if (!terms || !family) return null;
+  const adapter = terms && chainAdapter(terms.asset.chain);
+  if (!terms || !adapter) return null;
   let data: Record<string, unknown>;
   try {
-    data = await family.sourceSigningData(terms, { ...(await signing?.(terms.asset)), gasless: false });
+    data = await adapter.htlc.sourceSigningData(terms, { ...(await signing?.(terms.asset)), gasless: false });
   } catch {
     return null;
   }
-  switch (terms.asset.chain.family) {
-    case 'evm':
-      return {
-        type: 'evm',
-        chain_id: Number(evmChainId(terms.asset.chain)),
-        approval_transaction: data.approval_transaction,
-        initiate_transaction: data.initiate_transaction,
-        core_to_evm_transfer: null,
-      };
-    case 'bitcoin':
-      return { type: 'bitcoin', to: data.to, amount: data.amount };
-    case 'solana':
-      return { type: 'solana', versioned_tx: data.versioned_tx };
-    default:
-      return { type: terms.asset.chain.family, approval_transaction: data.approval_transaction, initiate_transaction: data.initiate_transaction };
-  }
+  return adapter.quoteInitiate(terms.asset.chain, data);
 }
 
 /** `GET /v3/quote/{id}`: the order's firm quote. */

@@ -1,4 +1,4 @@
-import { usesScriptKeys } from '../chains/families.ts';
+import { usesScriptKeys } from '../chains/adapters.ts';
 import type { HtlcTerms } from '../chains/family.ts';
 import type { Registry } from '../chains/registry.ts';
 import type { OrderRecord } from '../store/orders.ts';

@@ -1,8 +1,9 @@
+import { chainAdapter } from '../chains/adapters.ts';
 import type { Registry } from '../chains/registry.ts';
 import { AppError } from '../errors.ts';
 import type { App } from '../store/apps.ts';
 import type { OrderRecord } from '../store/orders.ts';
-import type { RelayerAction } from './jobs.ts';
+import type { RelayerAction } from './actions.ts';
 
 /**
  * Who may ask for an order action (docs/api.md, "Who may act on an order"). This is the one place
@@ -22,6 +23,6 @@ export function checkMayAct(registry: Registry, app: App, order: OrderRecord, ac
 /** Whether the service, not the client, pays to put the action on chain. */
 export function servicePays(registry: Registry, order: OrderRecord, action: RelayerAction): boolean {
   const side = action === 'redeem' ? order.destination : order.source;
-  if (registry.chain(side.chain)?.family !== 'bitcoin') return true;
-  return action === 'instant-refund';
+  const chain = registry.chain(side.chain);
+  return !chain || (chainAdapter(chain)?.servicePays(action) ?? true);
 }

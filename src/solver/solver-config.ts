@@ -1,4 +1,4 @@
-import { normalizeParty, usesScriptKeys } from '../chains/families.ts';
+import { chainAdapter, normalizeParty } from '../chains/adapters.ts';
 import type { Registry } from '../chains/registry.ts';
 import { ConfigError } from '../config/schema-check.ts';
 import type { SolverConfig } from '../config/service-config.ts';
@@ -17,12 +17,7 @@ export function checkSolvers(solvers: readonly SolverConfig[], registry: Registr
       const chain = registry.chain(chainKey);
       if (!chain) throw new ConfigError(`${field}: no chain ${chainKey} in the registry`);
       if (normalizeParty(chain, address) === undefined) {
-        const expected = usesScriptKeys(chain)
-          ? 'an x-only public key (64 hex characters)'
-          : chain.family === 'evm'
-            ? 'a valid EVM address (hex, EIP-55 checksum)'
-            : `a valid ${chain.family} address`;
-        throw new ConfigError(`${field}: ${address} is not ${expected}`);
+        throw new ConfigError(`${field}: ${address} is not ${chainAdapter(chain)?.partyDescription ?? `a party on ${chain.family} chains`}`);
       }
     }
   });

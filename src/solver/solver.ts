@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Chain } from '../chains/registry.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
-import { describeChainError } from '../relayer/chain-errors.ts';
+import { describeChainError } from '../chains/evm/chain-errors.ts';
 import { accrueOrderFees } from '../store/affiliates.ts';
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
 import { findOrders, type OrderRecord } from '../store/orders.ts';
@@ -15,7 +15,7 @@ import {
   ordersToRefund,
   ordersToRefundSourceForClient,
   secretCiphertext,
-} from './solver-store.ts';
+} from '../store/solver-queries.ts';
 
 export interface SolverLog {
   info(fields: object, message: string): void;

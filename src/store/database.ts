@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, type Migration } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
 import pg from 'pg';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_orders.ts';
@@ -191,4 +191,9 @@ export function toRfc3339Seconds(pgText: string): string {
   const [date, rest = ''] = pgText.split(' ');
   const hms = rest.replace(/[+-]00(:00)?$/, '').split('.')[0];
   return `${date}T${hms}Z`;
+}
+
+/** One round trip to the database (the health check). */
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../store/database.ts';
-import type { RelayerJob } from '../store/relayer-jobs.ts';
-import type { JobSigner } from '../store/schema.ts';
+import type { Db } from './database.ts';
+import type { RelayerJob } from './relayer-jobs.ts';
+import type { JobSigner } from './schema.ts';
 
 /**
  * The signed-transaction columns of relayer_jobs (migration 0006). Every write is conditional on the

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../store/database.ts';
+import type { Db } from './database.ts';
 
 /**
  * The solver's queries: which of its orders need a step, and the rule-5 funding claim. Each query

@@ -209,3 +209,18 @@ export async function saveWatchedBlocks(db: Db, chain: string, blocks: readonly 
 export async function forgetWatchedBlocksAbove(db: Db, chain: string, ancestor: bigint): Promise<void> {
   await db.deleteFrom('watched_blocks').where('chain', '=', chain).where('number', '>', ancestor.toString()).execute();
 }
+
+/**
+ * The swap ids of a chain: every open swap (no `since`), or those created since `since` less an
+ * overlap, with the database's clock, which the next call starts from. One statement.
+ */
+export async function swapIdsSince(db: Db, chain: string, since: string | undefined, overlap: string): Promise<{ swapIds: string[]; now: string }> {
+  const swaps =
+    since === undefined
+      ? sql`s.chain = ${chain} and s.redeem_block_number = 0 and s.refund_block_number = 0`
+      : sql`s.chain = ${chain} and s.created_at > ${since}::timestamptz - ${overlap}::interval`;
+  const { rows } = await sql<{ swap_id: string | null; now: string }>`
+    select s.swap_id, n.now from (select now()::text as now) n left join swaps s on ${swaps}
+  `.execute(db);
+  return { swapIds: rows.flatMap((r) => (r.swap_id === null ? [] : [r.swap_id])), now: rows[0]!.now };
+}

@@ -73,7 +73,6 @@ describeEachStore('affiliate fee claims', (kind) => {
     const seeded = await seedBasics(store.db, registry);
     key = seeded.key;
     appId = seeded.app.id;
-    const rpcClient = createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0 });
     api = await buildApi({
       store,
       registry,
@@ -83,7 +82,7 @@ describeEachStore('affiliate fee claims', (kind) => {
       claims: new ClaimSigner(registry, {
         account: privateKeyToAccount(privateKeyOf(devAccount('feeSigner'))),
         contracts: { [CHAIN]: deployment.contracts.feeClaim },
-        client: (k) => (k === CHAIN ? rpcClient : undefined),
+        rpcUrls: { [CHAIN]: node.rpcUrl },
       }),
     });
     await api.ready();

@@ -11,12 +11,13 @@ import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
 import type { LitecoinNode } from '../../src/devnet/litecoind.ts';
-import { BitcoinRelayer, bitcoinJobTx } from '../../src/relayer/bitcoin-relayer.ts';
+import { BitcoinRelayer, bitcoinJobTx } from '../../src/chains/bitcoin/broadcaster.ts';
+import { BitcoinActions } from '../../src/chains/bitcoin/client-actions.ts';
 import { BitcoinRpc } from '../../src/chains/bitcoin/rpc.ts';
 import { findOrder } from '../../src/store/orders.ts';
 import type { SecretBox } from '../../src/orders/secret-box.ts';
-import { BitcoinSolverChain } from '../../src/solver/bitcoin-chain.ts';
-import { orderIdsToFund } from '../../src/solver/solver-store.ts';
+import { BitcoinSolverChain } from '../../src/chains/bitcoin/solver-chain.ts';
+import { orderIdsToFund } from '../../src/store/solver-queries.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';
 import { localnetRegistry, SOLVER } from '../helpers/fixtures.ts';
 import { litecoinNodeForSuite, toCoins } from '../helpers/litecoin.ts';
@@ -86,7 +87,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
         btcSolver = new BitcoinSolverChain(ltcChain, db, node!.rpc, solverKey, secrets);
         return [btcSolver];
       },
-      relayer: { bitcoinRpc: (key) => (key === ltcChain.key ? node!.rpc : undefined), bitcoinSolverKey: (key) => (key === ltcChain.key ? solverKey : undefined) },
+      moreActions: (db, secrets) => ({ [ltcChain.key]: new BitcoinActions(db, registry, { secrets, bitcoinRpc: () => node!.rpc, bitcoinSolverKey: () => solverKey }) }),
     });
     watcher = new BitcoinWatcher(w.store.db, ltcChain, node.rpc, { walletAddresses: [btcSolver.wallet], startBlock: BigInt(await node.rpc.getBlockCount()) + 1n });
     relayer = new BitcoinRelayer({ db: w.store.db, chain: ltcChain.key, rpc: node.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });

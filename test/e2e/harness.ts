@@ -10,15 +10,14 @@ import { EvmWatcher } from '../../src/chains/evm/watcher.ts';
 import type { Registry } from '../../src/chains/registry.ts';
 import { refundTypedData } from '../../src/chains/evm/typed-data.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
-import { EvmRelayer } from '../../src/relayer/evm-relayer.ts';
-import { evmSolverChains } from '../../src/solver/evm-chain.ts';
+import { EvmRelayer } from '../../src/chains/evm/sender.ts';
+import { evmSolverChains } from '../../src/chains/evm/solver-chain.ts';
 import { Solver, type SolverChain, type SolverOptions, type SolverPass } from '../../src/solver/solver.ts';
 import type { SecretBox } from '../../src/orders/secret-box.ts';
-import type { BitcoinActionsDeps } from '../../src/relayer/bitcoin-actions.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
 import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 import { SOLVER } from '../helpers/fixtures.ts';
-import { CHAINS, openRelayedApi, type ChainKey, type LocalChain } from '../relayer/harness.ts';
+import { CHAINS, openRelayedApi, type ChainKey, type LocalChain, type MoreActions } from '../relayer/harness.ts';
 
 export interface SwapWorld {
   api: FastifyInstance;
@@ -50,11 +49,11 @@ export async function openSwapWorld(
     solver?: SolverOptions;
     /** More solver adapters (other chain families), made over the world's store and secret box. */
     moreSolverChains?: (db: Store['db'], secrets: SecretBox) => SolverChain[];
-    /** More dependencies of the order actions (other chain families). */
-    relayer?: BitcoinActionsDeps;
+    /** The order actions of other chain families. */
+    moreActions?: MoreActions;
   } = {},
 ): Promise<SwapWorld> {
-  const { api, store, key, solverAccount, secrets, rpc } = await openRelayedApi(kind, registry, chains, { waitMs: 300, pollMs: 10, ...options.relayer });
+  const { api, store, key, solverAccount, secrets, rpc } = await openRelayedApi(kind, registry, chains, { waitMs: 300, pollMs: 10, ...(options.moreActions ? { moreActions: options.moreActions } : {}) });
   const relayers = Object.fromEntries(
     KEYS.map((k) => [
       k,

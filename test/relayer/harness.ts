@@ -11,9 +11,11 @@ import { deployLocalnet, devAccount, privateKeyOf, type EvmDeployment } from '..
 import { SecretBox } from '../../src/orders/secret-box.ts';
 import { StaticPriceSource } from '../../src/pricing/price-source.ts';
 import { buildStrategies } from '../../src/pricing/strategies.ts';
-import { evmReadClients, readHtlcOrder } from '../../src/relayer/chain-clients.ts';
-import { EvmRelayer, runSender } from '../../src/relayer/evm-relayer.ts';
-import type { BitcoinActionsDeps } from '../../src/relayer/bitcoin-actions.ts';
+import { evmReadClients, readHtlcOrder } from '../../src/chains/evm/htlc-reads.ts';
+import { EvmRelayer, senderWorker } from '../../src/chains/evm/sender.ts';
+import { EvmClientActions } from '../../src/chains/evm/client-actions.ts';
+import { runWorker } from '../../src/lease-loop.ts';
+import type { ClientActions } from '../../src/chains/adapter.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
 import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';
@@ -69,11 +71,14 @@ export interface ActionsApi {
  * A fresh store (seeded, the solver funded) and an API with the relayed order actions over the two
  * chains. `wait` is how long an action waits for its relayer before answering.
  */
+/** The actions of other chain families, by chain key, made over the store and secret box of the API. */
+export type MoreActions = (db: Store['db'], secrets: SecretBox) => Record<string, ClientActions>;
+
 export async function openRelayedApi(
   kind: StoreKind,
   registry: Registry,
   chains: Record<ChainKey, LocalChain>,
-  wait: { waitMs: number; pollMs: number } & BitcoinActionsDeps,
+  wait: { waitMs: number; pollMs: number; moreActions?: MoreActions },
 ) {
   const store = await openTestStore(kind);
   const { key } = await seedBasics(store.db, registry);
@@ -83,6 +88,8 @@ export async function openRelayedApi(
   const solverAccount = privateKeyToAccount(privateKeyOf(devAccount('solver')));
   const secrets = new SecretBox(randomBytes(32));
   const rpc = Object.fromEntries((Object.keys(CHAINS) as ChainKey[]).map((k) => [k, chains[k].node.rpcUrl])) as Record<ChainKey, string>;
+  const readClients = evmReadClients(rpc);
+  const more = wait.moreActions?.(store.db, secrets) ?? {};
   const api = await buildApi({
     store,
     registry,
@@ -92,9 +99,12 @@ export async function openRelayedApi(
     secrets,
     version: 'test',
     relayer: {
-      evmClient: evmReadClients(rpc),
-      solverSigner: (chainKey) => (chainKey in CHAINS ? solverAccount : undefined),
-      ...wait,
+      actionsFor: (chainKey) => {
+        const client = readClients(chainKey);
+        return client ? new EvmClientActions(store.db, registry, { client, solverSigner: solverAccount }) : more[chainKey];
+      },
+      waitMs: wait.waitMs,
+      pollMs: wait.pollMs,
     },
   });
   await api.ready();
@@ -118,7 +128,7 @@ export async function openActionsApi(kind: StoreKind, registry: Registry, chains
       }),
     ]),
   ) as Record<ChainKey, EvmRelayer>;
-  const loops = Object.values(relayers).map((r) => runSender(r, { holder: 'test', intervalMs: 20, onError: () => undefined }));
+  const loops = Object.values(relayers).map((r) => runWorker(r.db, senderWorker(r, 20), { holder: 'test', onError: () => undefined }));
   return {
     api,
     store,

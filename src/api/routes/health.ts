@@ -1,11 +1,11 @@
-import { sql } from 'kysely';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ping } from '../../store/database.ts';
 import type { ApiContext } from '../context.ts';
 
 export function healthRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const handler = async (_request: unknown, reply: FastifyReply) => {
     try {
-      await sql`select 1`.execute(ctx.db);
+      await ping(ctx.db);
       return { status: 'Ok', result: { database: 'ok', version: ctx.version } };
     } catch {
       return reply.code(503).send({ status: 'Error', result: { database: 'unreachable', version: ctx.version } });

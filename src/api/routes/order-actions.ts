@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError, conflict } from '../../errors.ts';
 import { jobView } from '../../relayer/order-actions.ts';
-import { RELAYER_ACTIONS, type RelayerAction } from '../../relayer/jobs.ts';
+import { RELAYER_ACTIONS, type RelayerAction } from '../../relayer/actions.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, HexId, Ok } from '../schemas.ts';
 

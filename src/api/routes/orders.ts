@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { chainAdapter } from '../../chains/adapters.ts';
 import { notFound } from '../../errors.ts';
 import { currentHeights } from '../../orders/heights-cache.ts';
 import { quoteInitiate, quoteStatus, quoteView, type QuoteStatus } from '../../orders/quote-view.ts';
@@ -58,7 +59,8 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const now = Math.floor(Date.now() / 1000);
       const status = quoteStatus(order, now);
       // A Solana initiate carries a recent blockhash, so its body is built afresh every time.
-      const reusable = registry.asset(order.source.asset)?.chain.family !== 'solana';
+      const source = registry.asset(order.source.asset)?.chain;
+      const reusable = !(source && chainAdapter(source)?.initiateExpires);
       let cached = reusable ? quoteBodies.get(order) : undefined;
       if (cached?.status !== status) {
         const initiate = await quoteInitiate(order, registry, ctx.signingOptions);

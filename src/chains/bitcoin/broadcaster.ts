@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
-import { BitcoinRpcError, RPC_ERRORS, type BitcoinRpc } from '../chains/bitcoin/rpc.ts';
-import type { Outpoint } from '../chains/bitcoin/wallet-tx.ts';
-import type { Db } from '../store/database.ts';
-import { spendsOf } from '../store/bitcoin-utxos.ts';
-import { claimJobs, deferJob, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
-import { confirmJob, failJob } from './signed-txs.ts';
-import type { RelayerLog } from './evm-relayer.ts';
-import { LEASE_TTL_MS } from '../lease-loop.ts';
+import { BitcoinRpcError, RPC_ERRORS, type BitcoinRpc } from './rpc.ts';
+import type { Outpoint } from './wallet-tx.ts';
+import type { Db } from '../../store/database.ts';
+import { spendsOf } from '../../store/bitcoin-utxos.ts';
+import { claimJobs, deferJob, markAttemptFailed, markSubmitted, type RelayerJob } from '../../store/relayer-jobs.ts';
+import { confirmJob, failJob } from '../../store/signed-txs.ts';
+import type { RelayerLog } from '../evm/sender.ts';
+import { LEASE_TTL_MS } from '../../lease-loop.ts';
 
 /**
  * Bitcoin-family transactions go through the relayer's durable job queue (`relayer_jobs`) like EVM

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { hex } from '@scure/base';
 import { sql } from 'kysely';
-import { xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
-import { htlcPayment, type HtlcScriptTerms } from '../chains/bitcoin/htlc.ts';
+import { xOnlyPublicKeyOf } from './address.ts';
+import { htlcPayment, type HtlcScriptTerms } from './htlc.ts';
 import {
   addInstantRefundFee,
   assembleInstantRefundTx,
@@ -11,22 +11,23 @@ import {
   instantRefundSighashes,
   signInstantRefundSighashes,
   verifyInstantRefundSignature,
-} from '../chains/bitcoin/htlc-spend.ts';
-import type { BitcoinRpc } from '../chains/bitcoin/rpc.ts';
-import { clientAddress, swapScriptTerms } from '../chains/bitcoin/swap-terms.ts';
-import { addressScript, dustThreshold, walletAddress, type SignedTx, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
-import type { Chain, Registry } from '../chains/registry.ts';
-import { AppError, conflict, invalid } from '../errors.ts';
-import type { SecretBox } from '../orders/secret-box.ts';
-import { openServiceKey } from '../orders/service-key.ts';
-import { utxosOf, type UtxoRecord } from '../store/bitcoin-utxos.ts';
-import type { Db } from '../store/database.ts';
-import type { OrderRecord, SwapRecord } from '../store/orders.ts';
-import { findJob, type RelayerJob } from '../store/relayer-jobs.ts';
-import { enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from './bitcoin-relayer.ts';
-import { checkClientRefundTx, type CheckedRefund } from './bitcoin-refund-tx.ts';
-import { instantRefundOpen, mayCoSignInstantRefund } from './instant-refund-gate.ts';
-import { jobKey, type RelayerAction } from './jobs.ts';
+} from './htlc-spend.ts';
+import type { BitcoinRpc } from './rpc.ts';
+import { clientAddress, swapScriptTerms } from './swap-terms.ts';
+import { addressScript, dustThreshold, walletAddress, type SignedTx, type Utxo } from './wallet-tx.ts';
+import type { ClientActions } from '../adapter.ts';
+import type { Chain, Registry } from '../registry.ts';
+import { AppError, conflict, invalid } from '../../errors.ts';
+import type { SecretBox } from '../../orders/secret-box.ts';
+import { openServiceKey } from '../../orders/service-key.ts';
+import { utxosOf, type UtxoRecord } from '../../store/bitcoin-utxos.ts';
+import type { Db } from '../../store/database.ts';
+import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
+import { findJob, type RelayerJob } from '../../store/relayer-jobs.ts';
+import { enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from './broadcaster.ts';
+import { checkClientRefundTx, type CheckedRefund } from './refund-tx-check.ts';
+import { instantRefundOpen, mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
+import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
 
 /**
  * The client's order actions on Bitcoin-family HTLCs (DESIGN.md sections 1 and 4). A Bitcoin
@@ -65,10 +66,10 @@ const TX_HEX = /^(0x)?(?:[0-9a-fA-F]{2})+$/;
 const MAX_SIGNATURES = 256;
 
 
-/** Whether an order side is on a Bitcoin-family chain (its actions go to BitcoinActions). */
-export const isBitcoinSide = (registry: Registry, swap: SwapRecord): boolean => registry.chain(swap.chain)?.family === 'bitcoin';
+/** A Bitcoin-family source is funded by a payment, which the client makes itself. */
+export const INITIATE_REFUSAL = 'initiate: a Bitcoin-family source is initiated by sending `amount` to the HTLC address `to`; there is nothing to relay';
 
-export class BitcoinActions {
+export class BitcoinActions implements ClientActions {
   constructor(
     private readonly db: Db,
     private readonly registry: Registry,
@@ -87,7 +88,7 @@ export class BitcoinActions {
   async perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob> {
     switch (action) {
       case 'initiate':
-        throw invalid('initiate: a Bitcoin-family source is initiated by sending `amount` to the HTLC address `to`; there is nothing to relay');
+        throw invalid(INITIATE_REFUSAL);
       case 'redeem':
         return this.redeem(order, body);
       case 'refund':

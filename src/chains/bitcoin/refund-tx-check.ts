@@ -2,9 +2,9 @@ import { schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import { SigHash, Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
-import { htlcPayment, type HtlcScriptTerms } from '../chains/bitcoin/htlc.ts';
-import type { Utxo } from '../chains/bitcoin/wallet-tx.ts';
-import { invalid } from '../errors.ts';
+import { htlcPayment, type HtlcScriptTerms } from './htlc.ts';
+import type { Utxo } from './wallet-tx.ts';
+import { invalid } from '../../errors.ts';
 
 /**
  * Checks a client's signed refund of a Bitcoin-family source HTLC (PATCH ?action=refund {tx}) before

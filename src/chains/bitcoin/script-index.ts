@@ -1,7 +1,7 @@
 import { hex } from '@scure/base';
 import { Address, OutScript } from '@scure/btc-signer';
-import { sql } from 'kysely';
 import type { Db } from '../../store/database.ts';
+import { swapIdsSince } from '../../store/swap-events.ts';
 import { bitcoinNetwork } from './network.ts';
 
 /**
@@ -49,25 +49,18 @@ export class ScriptIndex {
 
   /** Adds the swaps created since the last refresh (all open swaps the first time); returns how many scripts were added. */
   async refresh(db: Db): Promise<number> {
-    // One statement: the matching swaps, and the database's clock that the next refresh starts from.
-    const swaps =
-      this.since === undefined
-        ? sql`s.chain = ${this.chain} and s.redeem_block_number = 0 and s.refund_block_number = 0`
-        : sql`s.chain = ${this.chain} and s.created_at > ${this.since}::timestamptz - ${REFRESH_OVERLAP}::interval`;
-    const { rows } = await sql<{ swap_id: string | null; now: string }>`
-      select s.swap_id, n.now from (select now()::text as now) n left join swaps s on ${swaps}
-    `.execute(db);
+    const { swapIds, now } = await swapIdsSince(db, this.chain, this.since, REFRESH_OVERLAP);
     let added = 0;
-    for (const { swap_id: address } of rows) {
+    for (const address of swapIds) {
       // The overlap returns recent swaps again: decoding an address is the expensive part, skip it.
-      if (address === null || this.seen.has(address)) continue;
+      if (this.seen.has(address)) continue;
       this.seen.add(address);
       const script = this.scriptOf(address);
       if (script === undefined || this.addresses.has(script)) continue;
       this.addresses.set(script, address);
       added++;
     }
-    this.since = rows[0]!.now;
+    this.since = now;
     return added;
   }
 

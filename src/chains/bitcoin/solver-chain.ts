@@ -1,17 +1,17 @@
-import { xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
-import { htlcAddress } from '../chains/bitcoin/htlc.ts';
-import { buildRedeemTx, buildRefundTx } from '../chains/bitcoin/htlc-spend.ts';
-import type { BitcoinRpc } from '../chains/bitcoin/rpc.ts';
-import { clientAddress, swapScriptTerms } from '../chains/bitcoin/swap-terms.ts';
-import { buildWalletTx, walletAddress, type Outpoint, type SignedTx, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
-import type { Chain } from '../chains/registry.ts';
-import type { SecretBox } from '../orders/secret-box.ts';
-import { openServiceKey } from '../orders/service-key.ts';
-import { bitcoinJobTx, broadcastBitcoinTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../relayer/bitcoin-relayer.ts';
-import { utxosOf } from '../store/bitcoin-utxos.ts';
-import type { Db } from '../store/database.ts';
-import type { OrderRecord } from '../store/orders.ts';
-import type { SolverChain, SourceCheck } from './solver.ts';
+import { xOnlyPublicKeyOf } from './address.ts';
+import { htlcAddress } from './htlc.ts';
+import { buildRedeemTx, buildRefundTx } from './htlc-spend.ts';
+import type { BitcoinRpc } from './rpc.ts';
+import { clientAddress, swapScriptTerms } from './swap-terms.ts';
+import { buildWalletTx, walletAddress, type Outpoint, type SignedTx, type Utxo } from './wallet-tx.ts';
+import type { Chain } from '../registry.ts';
+import type { SecretBox } from '../../orders/secret-box.ts';
+import { openServiceKey } from '../../orders/service-key.ts';
+import { bitcoinJobTx, broadcastBitcoinTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from './broadcaster.ts';
+import { utxosOf } from '../../store/bitcoin-utxos.ts';
+import type { Db } from '../../store/database.ts';
+import type { OrderRecord } from '../../store/orders.ts';
+import type { SolverChain, SourceCheck } from '../../solver/solver.ts';
 
 /**
  * The solver on one Bitcoin-family chain. Its wallet is the key-path P2TR address of its key, whose

@@ -1,5 +1,5 @@
 import { BaseError, ContractFunctionRevertedError, decodeErrorResult, isHex, RpcError, RpcRequestError } from 'viem';
-import { htlcAbi } from '../chains/evm/htlc-abi.ts';
+import { htlcAbi } from './htlc-abi.ts';
 
 /**
  * A short, safe description of a chain error for the job's `last_error` and the logs. viem's full

@@ -1,5 +1,5 @@
 import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem';
-import { htlcAbi } from '../chains/evm/htlc-abi.ts';
+import { htlcAbi } from './htlc-abi.ts';
 
 /** Read clients for EVM chains by registry chain key, one per RPC URL, made on first use. */
 export function evmReadClients(rpcUrls: Readonly<Record<string, string>>): (chainKey: string) => PublicClient | undefined {

@@ -1,9 +1,5 @@
 import { encodeFunctionData, erc20Abi, isAddress, isHex, maxUint256, size, type Address, type Hex } from 'viem';
-import { htlcAbi } from '../chains/evm/htlc-abi.ts';
-
-/** The HTLC actions the relayer performs; the API's `action` values. */
-export const RELAYER_ACTIONS = ['initiate', 'redeem', 'refund', 'instant-refund'] as const;
-export type RelayerAction = (typeof RELAYER_ACTIONS)[number];
+import { htlcAbi } from './htlc-abi.ts';
 
 /**
  * What a job does, fixed when it is enqueued: the worker only encodes and sends it. Every field is a
@@ -27,9 +23,6 @@ export type JobPayload =
   | { kind: 'redeem'; htlc: Address; orderId: Hex; secret: Hex }
   | { kind: 'refund'; htlc: Address; orderId: Hex }
   | { kind: 'instant-refund'; htlc: Address; orderId: Hex; signature: Hex };
-
-/** One job per order and action, however often or concurrently it is asked for (safety rule 6). */
-export const jobKey = (orderId: string, action: RelayerAction): string => `${orderId}:${action}`;
 
 export interface EvmCall {
   to: Address;

@@ -12,13 +12,13 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { LEASE_TTL_MS, leasedLoop, type LeasedLoop } from '../lease-loop.ts';
-import type { Db } from '../store/database.ts';
-import { claimJobs, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
-import type { JobSigner } from '../store/schema.ts';
+import { LEASE_TTL_MS, type Worker } from '../../lease-loop.ts';
+import type { Db } from '../../store/database.ts';
+import { claimJobs, markAttemptFailed, markSubmitted, type RelayerJob } from '../../store/relayer-jobs.ts';
+import type { JobSigner } from '../../store/schema.ts';
 import { classifyBroadcastError, describeChainError } from './chain-errors.ts';
 import { jobCall, parsePayload, type EvmCall } from './jobs.ts';
-import { clearSignedTx, confirmJob, failJob, nextUnusedNonce, readSignedTx, saveSignedTx, type SignedTx } from './signed-txs.ts';
+import { clearSignedTx, confirmJob, failJob, nextUnusedNonce, readSignedTx, saveSignedTx, type SignedTx } from '../../store/signed-txs.ts';
 
 /** pino's logger fits this; the relayer logs job ids, hashes and short errors, never payloads. */
 export interface RelayerLog {
@@ -85,6 +85,8 @@ export class EvmRelayer {
   private readonly o: Required<Omit<EvmRelayerOptions, 'db' | 'privateKey' | 'worker' | 'log' | 'maxFeePerGas' | 'batch'>>;
   /** The lease its loop holds, one per chain and signer. */
   readonly lease: string;
+  /** The `job_queued` notification of its jobs. */
+  readonly wakeOnJob: string;
   /** Jobs taken per tick. */
   readonly batch: number;
   private readonly feeCap: bigint | undefined;
@@ -96,6 +98,7 @@ export class EvmRelayer {
     this.address = this.account.address;
     const signer = options.signer ?? 'relayer';
     this.lease = senderLease(options.chain, signer);
+    this.wakeOnJob = `${options.chain}:${signer}`;
     this.batch = options.batch ?? 20;
     this.worker = options.worker ?? `${this.lease}:${randomUUID()}`;
     this.client = createPublicClient({ transport: http(options.rpcUrl), cacheTime: 0 });
@@ -345,21 +348,14 @@ interface Unsigned {
   call: EvmCall;
 }
 
-/**
- * Runs a sender under its lease (`leasedLoop`): a tick every `intervalMs` (default 500 ms), at once on
- * `wake()` (a job was enqueued), and again at once after a full batch.
- */
-export function runSender(sender: EvmRelayer, options: { holder: string; intervalMs?: number; onError: (error: unknown) => void }): LeasedLoop {
-  const loop: LeasedLoop = leasedLoop({
-    db: sender.db,
+/** The sender as a worker: a tick every `intervalMs` (default 500 ms), at once when a job of its own is queued, and again at once after a full batch. */
+export function senderWorker(sender: EvmRelayer, intervalMs = 500): Worker {
+  return {
     lease: sender.lease,
-    holder: options.holder,
-    intervalMs: options.intervalMs ?? 500,
-    tick: async () => {
-      const n = await sender.tick();
-      if (n >= sender.batch) loop.wake();
+    intervalMs,
+    tick: async (_signal, wake) => {
+      if ((await sender.tick()) >= sender.batch) wake();
     },
-    onError: options.onError,
-  });
-  return loop;
+    wakeOnJob: sender.wakeOnJob,
+  };
 }

@@ -1,14 +1,14 @@
 import { createPublicClient, erc20Abi, getAddress, http, isAddressEqual, maxUint256, toHex, type Address, type Hex, type PublicClient } from 'viem';
-import { evmChainId } from '../chains/evm/index.ts';
-import { evmOrderId } from '../chains/evm/order-id.ts';
-import type { Asset, Chain, Registry } from '../chains/registry.ts';
-import { readHtlcOrder, ZERO_ADDRESS, type OnChainHtlcOrder } from '../relayer/chain-clients.ts';
-import type { JobPayload } from '../relayer/jobs.ts';
-import { requeueFailedJob } from '../relayer/signed-txs.ts';
-import type { Db } from '../store/database.ts';
-import type { OrderRecord, SwapRecord } from '../store/orders.ts';
-import { enqueueJob, findJob } from '../store/relayer-jobs.ts';
-import type { SolverChain, SourceCheck } from './solver.ts';
+import { evmChainId } from './index.ts';
+import { evmOrderId } from './order-id.ts';
+import type { Asset, Chain, Registry } from '../registry.ts';
+import { readHtlcOrder, ZERO_ADDRESS, type OnChainHtlcOrder } from './htlc-reads.ts';
+import type { JobPayload } from './jobs.ts';
+import { requeueFailedJob } from '../../store/signed-txs.ts';
+import type { Db } from '../../store/database.ts';
+import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
+import { enqueueJob, findJob } from '../../store/relayer-jobs.ts';
+import type { SolverChain, SourceCheck } from '../../solver/solver.ts';
 
 interface EvmSide {
   asset: Asset;

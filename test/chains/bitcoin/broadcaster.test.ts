@@ -2,15 +2,15 @@
 // job's attempts, rechecks of a submitted job are not attempts, and only the node's refusal fails one.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { BitcoinRpc } from '../../src/chains/bitcoin/rpc.ts';
-import { freePort } from '../../src/devnet/anvil.ts';
-import type { LitecoinNode } from '../../src/devnet/litecoind.ts';
-import { BitcoinRelayer, enqueueBitcoinTx } from '../../src/relayer/bitcoin-relayer.ts';
-import type { Store } from '../../src/store/database.ts';
-import { findJob } from '../../src/store/relayer-jobs.ts';
-import { randomHex32, seedBasics } from '../helpers/fixtures.ts';
-import { litecoinNodeForSuite } from '../helpers/litecoin.ts';
-import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { BitcoinRpc } from '../../../src/chains/bitcoin/rpc.ts';
+import { freePort } from '../../../src/devnet/anvil.ts';
+import type { LitecoinNode } from '../../../src/devnet/litecoind.ts';
+import { BitcoinRelayer, enqueueBitcoinTx } from '../../../src/chains/bitcoin/broadcaster.ts';
+import type { Store } from '../../../src/store/database.ts';
+import { findJob } from '../../../src/store/relayer-jobs.ts';
+import { randomHex32, seedBasics } from '../../helpers/fixtures.ts';
+import { litecoinNodeForSuite } from '../../helpers/litecoin.ts';
+import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 
 const CHAIN = 'litecoin_localnet';
 let node: LitecoinNode | undefined;

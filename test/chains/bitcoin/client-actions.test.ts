@@ -10,31 +10,32 @@ import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import { p2wpkh, SigHash } from '@scure/btc-signer';
 import type { FastifyInstance } from 'fastify';
-import { buildApi } from '../../src/api/app.ts';
-import { htlcPayment } from '../../src/chains/bitcoin/htlc.ts';
-import { buildRefundTx, instantRefundSighashes, signInstantRefundSighashes } from '../../src/chains/bitcoin/htlc-spend.ts';
-import { bitcoinNetwork } from '../../src/chains/bitcoin/network.ts';
-import { swapScriptTerms } from '../../src/chains/bitcoin/swap-terms.ts';
-import { BitcoinWatcher } from '../../src/chains/bitcoin/watcher.ts';
-import { addressScript, buildTx, walletAddress, type Utxo } from '../../src/chains/bitcoin/wallet-tx.ts';
-import type { LitecoinNode } from '../../src/devnet/litecoind.ts';
-import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
-import { SecretBox } from '../../src/orders/secret-box.ts';
-import { StaticPriceSource } from '../../src/pricing/price-source.ts';
-import { buildStrategies } from '../../src/pricing/strategies.ts';
-import { BitcoinRelayer } from '../../src/relayer/bitcoin-relayer.ts';
-import { instantRefundSigned } from '../../src/relayer/instant-refund-gate.ts';
-import { claimFunding } from '../../src/solver/solver-store.ts';
-import { createApp } from '../../src/store/apps.ts';
-import { utxosOf } from '../../src/store/bitcoin-utxos.ts';
-import type { Store } from '../../src/store/database.ts';
-import { findOrder, type OrderRecord } from '../../src/store/orders.ts';
-import { findJob } from '../../src/store/relayer-jobs.ts';
-import { setSolverBalance } from '../../src/store/solvers.ts';
-import { TEST_PRICES } from '../helpers/api.ts';
-import { localnetRegistry, randomHex32, seedBasics, SOLVER, TEST_STRATEGIES, USER } from '../helpers/fixtures.ts';
-import { litecoinNodeOrSkip } from '../helpers/litecoin.ts';
-import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { buildApi } from '../../../src/api/app.ts';
+import { htlcPayment } from '../../../src/chains/bitcoin/htlc.ts';
+import { buildRefundTx, instantRefundSighashes, signInstantRefundSighashes } from '../../../src/chains/bitcoin/htlc-spend.ts';
+import { bitcoinNetwork } from '../../../src/chains/bitcoin/network.ts';
+import { swapScriptTerms } from '../../../src/chains/bitcoin/swap-terms.ts';
+import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
+import { addressScript, buildTx, walletAddress, type Utxo } from '../../../src/chains/bitcoin/wallet-tx.ts';
+import type { LitecoinNode } from '../../../src/devnet/litecoind.ts';
+import { devAccount, privateKeyOf } from '../../../src/devnet/evm-devnet.ts';
+import { SecretBox } from '../../../src/orders/secret-box.ts';
+import { BitcoinActions } from '../../../src/chains/bitcoin/client-actions.ts';
+import { StaticPriceSource } from '../../../src/pricing/price-source.ts';
+import { buildStrategies } from '../../../src/pricing/strategies.ts';
+import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
+import { instantRefundSigned } from '../../../src/store/instant-refund-gate.ts';
+import { claimFunding } from '../../../src/store/solver-queries.ts';
+import { createApp } from '../../../src/store/apps.ts';
+import { utxosOf } from '../../../src/store/bitcoin-utxos.ts';
+import type { Store } from '../../../src/store/database.ts';
+import { findOrder, type OrderRecord } from '../../../src/store/orders.ts';
+import { findJob } from '../../../src/store/relayer-jobs.ts';
+import { setSolverBalance } from '../../../src/store/solvers.ts';
+import { TEST_PRICES } from '../../helpers/api.ts';
+import { localnetRegistry, randomHex32, seedBasics, SOLVER, TEST_STRATEGIES, USER } from '../../helpers/fixtures.ts';
+import { litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
+import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 
 const CHAIN = 'litecoin_localnet';
 const NETWORK = 'litecoin_regtest';
@@ -87,21 +88,17 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
       for (const asset of ['arbitrum_localnet:wbtc', 'ethereum_localnet:wbtc', 'litecoin_localnet:ltc']) {
         await setSolverBalance(store.db, { solverId: SOLVER.id, asset, balance: 10n ** 12n });
       }
+      const secrets = new SecretBox(randomBytes(32));
+      const actions = new BitcoinActions(store.db, registry, { secrets, bitcoinSolverKey: () => SOLVER_KEY, bitcoinRpc: () => ltc.rpc });
       api = await buildApi({
         store,
         registry,
         prices: new StaticPriceSource(TEST_PRICES),
         strategies: buildStrategies(TEST_STRATEGIES, [SOLVER], registry),
         solvers: [SOLVER],
-        secrets: new SecretBox(randomBytes(32)),
+        secrets,
         version: 'test',
-        relayer: {
-          evmClient: () => undefined,
-          solverSigner: () => undefined,
-          bitcoinSolverKey: (chain) => (chain === CHAIN ? SOLVER_KEY : undefined),
-          bitcoinRpc: (chain) => (chain === CHAIN ? ltc.rpc : undefined),
-          waitMs: 0,
-        },
+        relayer: { actionsFor: (chain) => (chain === CHAIN ? actions : undefined), waitMs: 0 },
       });
       await api.ready();
       const startBlock = BigInt(await ltc.rpc.getBlockCount()) + 1n;

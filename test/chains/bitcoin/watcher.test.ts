@@ -18,7 +18,7 @@ import { BitcoinWatcher, type BitcoinPollResult, type BitcoinRpcClient } from '.
 import type { Chain } from '../../../src/chains/registry.ts';
 import type { LitecoinNode } from '../../../src/devnet/litecoind.ts';
 import { orderStatus, type OrderStatus } from '../../../src/orders/status.ts';
-import { orderIdsToFund } from '../../../src/solver/solver-store.ts';
+import { orderIdsToFund } from '../../../src/store/solver-queries.ts';
 import { utxosOf } from '../../../src/store/bitcoin-utxos.ts';
 import { listChainHeights } from '../../../src/store/chain-heights.ts';
 import { toRfc3339Seconds, type Store } from '../../../src/store/database.ts';

@@ -2,15 +2,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { erc20Abi, getAddress, maxUint256 } from 'viem';
-import { htlcInitiateAbi } from '../../src/chains/evm/htlc-abi.ts';
-import { devAccount } from '../../src/devnet/evm-devnet.ts';
-import { mayCoSignInstantRefund } from '../../src/relayer/instant-refund-gate.ts';
-import { claimFunding, destinationFundingAt } from '../../src/solver/solver-store.ts';
-import { insertOrder } from '../../src/store/orders.ts';
-import { localnetRegistry, sampleOrder, SOLVER } from '../helpers/fixtures.ts';
-import { describeEachStore } from '../helpers/stores.ts';
-import { htlcOrder, startChains, type LocalChain } from '../relayer/harness.ts';
-import { AMOUNT, DEST_AMOUNT, openSwapWorld, swapClient, type SwapWorld } from '../e2e/harness.ts';
+import { htlcInitiateAbi } from '../../../src/chains/evm/htlc-abi.ts';
+import { devAccount } from '../../../src/devnet/evm-devnet.ts';
+import { mayCoSignInstantRefund } from '../../../src/store/instant-refund-gate.ts';
+import { claimFunding, destinationFundingAt } from '../../../src/store/solver-queries.ts';
+import { insertOrder } from '../../../src/store/orders.ts';
+import { localnetRegistry, sampleOrder, SOLVER } from '../../helpers/fixtures.ts';
+import { describeEachStore } from '../../helpers/stores.ts';
+import { htlcOrder, startChains, type LocalChain } from '../../relayer/harness.ts';
+import { AMOUNT, DEST_AMOUNT, openSwapWorld, swapClient, type SwapWorld } from '../../e2e/harness.ts';
 
 const registry = localnetRegistry();
 let chains: Awaited<ReturnType<typeof startChains>>;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../store/database.ts';
+import type { Db } from './database.ts';
 
 /**
  * Safety rule 5's gate: may the solver co-sign an instant refund of this order's source? Only while
@@ -18,7 +18,7 @@ export async function mayCoSignInstantRefund(db: Db, orderId: string): Promise<b
       for update of o
     `.execute(trx);
     const row = rows[0];
-    // The solver recorded its intent to fund the destination (claimFunding in src/solver/solver-store.ts): never both.
+    // The solver recorded its intent to fund the destination (claimFunding in solver-queries.ts): never both.
     if (!row || row.destination_initiate_tx !== '' || row.funding) return false;
     await sql`update orders set instant_refund_signed = true where id = ${orderId} and not instant_refund_signed`.execute(trx);
     return true;

@@ -1,0 +1,98 @@
+import type { Hex } from 'viem';
+import type { ChainAccessConfig } from '../config/service-config.ts';
+import type { SecretBox } from '../orders/secret-box.ts';
+import type { RelayerAction } from '../relayer/actions.ts';
+import type { Worker } from '../lease-loop.ts';
+import type { SolverChain } from '../solver/solver.ts';
+import type { Db } from '../store/database.ts';
+import type { OrderRecord } from '../store/orders.ts';
+import type { RelayerJob } from '../store/relayer-jobs.ts';
+import type { FamilyHtlc, SigningOptions } from './family.ts';
+import type { Asset, Chain, Registry } from './registry.ts';
+
+/**
+ * Everything that is specific to one chain family, in `src/chains/<family>/adapter.ts`. The generic
+ * code (API, orders, the solver's decisions, the queue, affiliates, the service's wiring) reaches a
+ * family only through this. A new family is a folder with its adapter and one line in `adapters.ts`.
+ */
+export interface ChainAdapter {
+  /** HTLC ids, addresses and the source's signing data. */
+  readonly htlc: FamilyHtlc;
+  /**
+   * HTLC parties are public keys that sign in scripts, not addresses (Bitcoin family): a client
+   * without a `delegate` key gets a per-order key the service holds.
+   */
+  readonly partiesAreKeys: boolean;
+  /** The canonical form of a party (an HTLC's initiator or redeemer) on `chain`, or undefined when it is not one. */
+  normalizeParty(chain: Chain, value: string): string | undefined;
+  /** What a party is on this family, for configuration errors ("a valid EVM address (...)"). */
+  readonly partyDescription: string;
+  /** Seconds from an order's creation to its deadline when its source is on this family. */
+  readonly sourceDeadlineSeconds: number;
+  /** The client's initiate for `GET /v3/quote/{id}` (DESIGN.md section 2), from the source's signing data. */
+  quoteInitiate(chain: Chain, signingData: Record<string, unknown>): Record<string, unknown>;
+  /** The initiate holds chain state that expires (a recent blockhash): never cached. */
+  readonly initiateExpires?: boolean;
+  /** Whether the service, not the client, pays to put the action on chain (the app then needs its gasless flag). */
+  servicePays(action: RelayerAction): boolean;
+  /** A client's instant refund is signed over hashes the service serves (GET /v2/orders/{id}/instant-refund-hash). */
+  readonly instantRefundHashes?: boolean;
+  /** Why the family never takes `action` from a client, when it never does (a Bitcoin source is initiated by a payment). */
+  refusal?(action: RelayerAction): string | undefined;
+  /** The chain state that building transactions needs (Solana: a recent blockhash), read through the chain's RPC. */
+  signingAccess?(rpcUrl: string): () => Promise<Partial<SigningOptions>>;
+  /** Affiliate fees can be claimed from a FeeClaim contract on this family's chains (`chains.<key>.fee_claim`). */
+  readonly feeClaims?: boolean;
+  /** The identity in this family's HTLCs of a private key (address, or x-only key), canonical. */
+  partyOfKey?(chain: Chain, privateKey: Hex): string;
+  /** Works the chain for the service: absent on families that only create orders so far. */
+  connect?: (ctx: ChainContext) => ChainRuntime;
+}
+
+/** What the service hands a family to work one chain. */
+export interface ChainContext {
+  chain: Chain;
+  registry: Registry;
+  access: ChainAccessConfig & { rpc_url: string };
+  db: Db;
+  secrets: SecretBox;
+  /** Names this instance in leases and job locks. */
+  instance: string;
+  log: ChainLog;
+  /** The relayer's key: it signs and pays for the gasless actions on this chain. */
+  relayerKey?: Hex;
+  /** The solver's key, when this instance acts for the solver whose party on this chain it is. */
+  solverKey?: Hex;
+}
+
+export interface ChainLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+  child(bindings: Record<string, unknown>): ChainLog;
+}
+
+/** One chain, worked: its workers, the solver's operations there, the clients' actions, balances. */
+export interface ChainRuntime {
+  /** Each is run by exactly one instance at a time, under its lease. */
+  workers: WorkerSpec[];
+  /** The solver's operations on the chain (with `solverKey`). */
+  solver?: SolverChain;
+  /** The PATCH actions of orders whose acted-on side is on this chain. */
+  clientActions?: ClientActions;
+  /** The on-chain balance of `party` (as the solver config names it) in each asset. */
+  balances(party: string, assets: readonly Asset[]): Promise<Array<{ asset: Asset; balance: bigint; blockNumber?: bigint }>>;
+  /** Runs once before the workers start (queueing one-time approvals). */
+  prepare?(): Promise<void>;
+}
+
+/** A per-chain worker: a watcher, a transaction sender, a broadcaster. */
+export type WorkerSpec = Worker;
+
+/** The order actions of one family (PATCH /v2/orders/{id}), after the generic permission check. */
+export interface ClientActions {
+  /** Checks the request against the order and the chain, and writes (or finds) the one job of the order and action. */
+  perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob>;
+  /** The hashes a client signs for an instant refund (GET .../instant-refund-hash), where the family has them. */
+  instantRefundHashes?(order: OrderRecord): Promise<string[]>;
+}

@@ -1,0 +1,28 @@
+import { hexToBytes } from '@noble/curves/utils.js';
+import { BITCOIN_SOURCE_DEADLINE_SECONDS } from '../../orders/limits.ts';
+import type { ChainAdapter } from '../adapter.ts';
+import { isXOnlyPublicKey, xOnlyPublicKeyOf } from './address.ts';
+import { INITIATE_REFUSAL } from './client-actions.ts';
+import { bitcoinHtlc } from './index.ts';
+import { connectBitcoinChain } from './runtime.ts';
+
+/**
+ * Bitcoin-family chains (one implementation, per-network parameters): the taproot HTLC, a block and
+ * mempool watcher, the solver's key-path wallet, and transactions written signed before broadcast.
+ */
+export const bitcoinAdapter: ChainAdapter = {
+  htlc: bitcoinHtlc,
+  // The scripts name x-only keys: the solver's is its address entry, the client's its delegate.
+  partiesAreKeys: true,
+  normalizeParty: (_chain, value) => (isXOnlyPublicKey(value) ? value.toLowerCase() : undefined),
+  partyDescription: 'an x-only public key (64 hex characters)',
+  // Blocks are minutes apart: a client gets longer to fund the HTLC address.
+  sourceDeadlineSeconds: BITCOIN_SOURCE_DEADLINE_SECONDS,
+  quoteInitiate: (_chain, data) => ({ type: 'bitcoin', to: data.to, amount: data.amount }),
+  // A redeem or refund pays its fee out of the HTLC; an instant refund's fee input is the solver's.
+  servicePays: (action) => action === 'instant-refund',
+  instantRefundHashes: true,
+  refusal: (action) => (action === 'initiate' ? INITIATE_REFUSAL : undefined),
+  partyOfKey: (_chain, privateKey) => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2))),
+  connect: connectBitcoinChain,
+};

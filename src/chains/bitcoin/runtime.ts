@@ -1,0 +1,53 @@
+import { hexToBytes } from '@noble/curves/utils.js';
+import { confirmedBalance } from '../../store/bitcoin-utxos.ts';
+import type { ChainContext, ChainRuntime } from '../adapter.ts';
+import { BitcoinRelayer } from './broadcaster.ts';
+import { BitcoinActions } from './client-actions.ts';
+import { bitcoinRpcFor } from './rpc.ts';
+import { BitcoinSolverChain } from './solver-chain.ts';
+import { keyPathAddress } from './wallet-tx.ts';
+import { BitcoinWatcher } from './watcher.ts';
+
+/**
+ * One Bitcoin-family chain, worked: the watcher (the solver's wallet among its scripts), the
+ * broadcaster of the chain's signed transactions, the solver's operations and the clients' actions.
+ */
+export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
+  const { chain, access, db } = ctx;
+  const rpc = bitcoinRpcFor({ url: access.rpc_url, cookieFile: access.rpc_cookie_file });
+  const solverKey = ctx.solverKey && hexToBytes(ctx.solverKey.slice(2));
+  const solver = solverKey && new BitcoinSolverChain(chain, db, rpc, solverKey, ctx.secrets);
+  const watcher = new BitcoinWatcher(db, chain, rpc, { walletAddresses: solver ? [solver.wallet] : [] });
+  const broadcaster = new BitcoinRelayer({ db, chain: chain.key, rpc, worker: ctx.instance, log: ctx.log.child({ chain: chain.key, worker: 'relayer' }) });
+  return {
+    workers: [
+      {
+        lease: `watcher:${chain.key}`,
+        // Blocks are minutes apart; the mempool is what makes a funding show at once.
+        intervalMs: Math.min(Math.max(chain.blockTimeMs / 10, 500), 2_000),
+        tick: async (_signal, wake) => {
+          const read = await watcher.poll();
+          if (read.to < read.head) wake();
+        },
+      },
+      {
+        lease: `relayer:${chain.key}`,
+        intervalMs: 1_000,
+        tick: async () => {
+          await broadcaster.tick();
+        },
+      },
+    ],
+    ...(solver ? { solver } : {}),
+    clientActions: new BitcoinActions(db, ctx.registry, {
+      secrets: ctx.secrets,
+      bitcoinRpc: () => rpc,
+      ...(solverKey ? { bitcoinSolverKey: () => solverKey } : {}),
+    }),
+    // The confirmed unspent outputs of the party's key-path wallet that the watcher recorded.
+    async balances(party, assets) {
+      const balance = await confirmedBalance(db, chain.key, keyPathAddress(hexToBytes(party.toLowerCase()), chain.network));
+      return assets.map((asset) => ({ asset, balance }));
+    },
+  };
+}

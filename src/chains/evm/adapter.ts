@@ -1,0 +1,26 @@
+import { privateKeyToAccount } from 'viem/accounts';
+import { DEADLINE_SECONDS } from '../../orders/limits.ts';
+import type { ChainAdapter } from '../adapter.ts';
+import { evmChainId, evmHtlc, normalizeEvmAddress } from './index.ts';
+import { connectEvmChain } from './runtime.ts';
+
+/** EVM chains: the HTLC and NativeHTLC contracts, a log watcher, and per-account transaction senders. */
+export const evmAdapter: ChainAdapter = {
+  htlc: evmHtlc,
+  partiesAreKeys: false,
+  normalizeParty: (_chain, value) => normalizeEvmAddress(value),
+  partyDescription: 'a valid EVM address (hex, EIP-55 checksum)',
+  sourceDeadlineSeconds: DEADLINE_SECONDS,
+  quoteInitiate: (chain, data) => ({
+    type: 'evm',
+    chain_id: Number(evmChainId(chain)),
+    approval_transaction: data.approval_transaction,
+    initiate_transaction: data.initiate_transaction,
+    core_to_evm_transfer: null,
+  }),
+  // The relayer pays the gas of every action it sends.
+  servicePays: () => true,
+  feeClaims: true,
+  partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
+  connect: connectEvmChain,
+};

@@ -1,0 +1,234 @@
+import { createHash } from 'node:crypto';
+import {
+  getAddress,
+  isHex,
+  recoverTypedDataAddress,
+  size,
+  type Address,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+  type TypedDataDefinition,
+} from 'viem';
+import { AppError, conflict, invalid } from '../../errors.ts';
+import { sourceTerms } from '../../orders/source-terms.ts';
+import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
+import { mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
+import type { Db } from '../../store/database.ts';
+import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
+import { enqueueJob, findJob, type RelayerJob } from '../../store/relayer-jobs.ts';
+import { requeueFailedJob } from '../../store/signed-txs.ts';
+import type { ClientActions } from '../adapter.ts';
+import type { Asset, Registry } from '../registry.ts';
+import { readHtlcOrder, ZERO_ADDRESS, type OnChainHtlcOrder } from './htlc-reads.ts';
+import { evmChainId } from './index.ts';
+import type { JobPayload } from './jobs.ts';
+import { initiateTypedData, refundTypedData } from './typed-data.ts';
+
+export interface EvmClientActionsDeps {
+  /** A read client of the chain (HTLC state, current block). */
+  client: PublicClient;
+  /** The solver's key on the chain, when this instance holds it: it co-signs instant refunds of sources it redeems. */
+  solverSigner?: LocalAccount;
+}
+
+const HEX64 = /^(0x)?[0-9a-fA-F]{64}$/;
+const SIGNATURE = /^(0x)?([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
+/** A contract initiator's signature may be any length its ERC-1271 check takes (bounded: 8 KB). */
+const ANY_SIGNATURE = /^(0x)?([0-9a-fA-F]{2}){1,8192}$/;
+
+/**
+ * The order actions on one EVM chain: each checks the request against the stored order and the
+ * chain, then writes the one relayer job of the order and action, which the chain's relayer sender
+ * signs and pays for. A repeated or concurrent request gets that same job.
+ */
+export class EvmClientActions implements ClientActions {
+  constructor(
+    private readonly db: Db,
+    private readonly registry: Registry,
+    private readonly deps: EvmClientActionsDeps,
+  ) {}
+
+  perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob> {
+    switch (action) {
+      case 'initiate':
+        return this.initiate(order, body);
+      case 'redeem':
+        return this.redeem(order, body);
+      case 'refund':
+        return this.refund(order);
+      case 'instant-refund':
+        return this.instantRefund(order, body);
+    }
+  }
+
+  private async initiate(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+    const asset = this.evmAsset(order.source);
+    if (asset.token.schema === 'evm:native') {
+      throw invalid('initiate: the source is native ether, which cannot be pulled with a signature: broadcast initiate_transaction yourself');
+    }
+    const signature = hexField(body, 'signature', ANY_SIGNATURE, 'must be a signature in hex');
+    const terms = sourceTerms(order, this.registry)!;
+    const typedData = initiateTypedData({
+      chainId: evmChainId(asset.chain),
+      htlc: getAddress(asset.htlc.address),
+      redeemer: getAddress(terms.redeemer),
+      timelock: terms.timelock,
+      amount: terms.amount,
+      secretHash: `0x${terms.secretHash}`,
+    });
+    const initiator = getAddress(terms.initiator);
+    await this.checkInitiatorSignature(asset, initiator, typedData, signature, "this order's typed data");
+    const existing = await this.existingJob(order.id, 'initiate');
+    if (existing) return existing;
+    if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
+      throw conflict(`order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
+    }
+    if (order.source.initiateTxHash !== '') throw conflict(`order ${order.id}: the source is already initiated`);
+    const onChain = await this.htlcOrder(order.source, asset);
+    if (onChain.initiator !== ZERO_ADDRESS) throw conflict(`order ${order.id}: the source is already initiated on chain`);
+    return this.enqueue(order, 'initiate', asset, {
+      kind: 'initiate',
+      htlc: getAddress(asset.htlc.address),
+      initiator,
+      redeemer: typedData.message.redeemer,
+      timelock: `0x${terms.timelock.toString(16)}`,
+      amount: `0x${terms.amount.toString(16)}`,
+      secretHash: typedData.message.secretHash,
+      signature,
+    });
+  }
+
+  private async redeem(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+    const asset = this.evmAsset(order.destination);
+    // Safety rule 3: exactly 32 bytes.
+    const secret = hexField(body, 'secret', HEX64, 'must be the 32-byte secret as 64 hex characters');
+    if (createHash('sha256').update(Buffer.from(secret.slice(2), 'hex')).digest('hex') !== order.secretHash) {
+      throw invalid("secret: its sha256 is not the order's secret_hash");
+    }
+    const existing = await this.existingJob(order.id, 'redeem');
+    if (existing) return existing;
+    const onChain = await this.htlcOrder(order.destination, asset);
+    if (onChain.initiator === ZERO_ADDRESS) throw conflict(`order ${order.id}: the destination is not initiated on chain yet`);
+    if (onChain.fulfilledAt !== 0n) throw conflict(`order ${order.id}: the destination is already redeemed or refunded`);
+    return this.enqueue(order, 'redeem', asset, {
+      kind: 'redeem',
+      htlc: getAddress(asset.htlc.address),
+      orderId: `0x${order.destination.swapId}`,
+      secret,
+    });
+  }
+
+  private async refund(order: OrderRecord): Promise<RelayerJob> {
+    const asset = this.evmAsset(order.source);
+    const existing = await this.existingJob(order.id, 'refund');
+    if (existing) return existing;
+    const client = this.deps.client;
+    const latest = await client.getBlockNumber();
+    const onChain = await this.openSource(order, asset, latest);
+    // The contract refunds from block initiatedAt + timelock + 1 on; the transaction lands in latest + 1 at best.
+    const refundableAt = onChain.initiatedAt + onChain.timelock + 1n;
+    if (latest + 1n < refundableAt) {
+      throw conflict(
+        `order ${order.id}: the source HTLC has not expired: refundable from block ${refundableAt}, the chain is at ${latest}`,
+      );
+    }
+    return this.enqueue(order, 'refund', asset, { kind: 'refund', htlc: getAddress(asset.htlc.address), orderId: `0x${order.source.swapId}` });
+  }
+
+  private async instantRefund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+    const asset = this.evmAsset(order.source);
+    const htlc = getAddress(asset.htlc.address);
+    const orderIdHex: Hex = `0x${order.source.swapId}`;
+    const refund = refundTypedData({ chainId: evmChainId(asset.chain), htlc, orderId: orderIdHex });
+    // The initiator's consent: its signature of Refund(orderId), as the solver gives the contract.
+    const consent = hexField(body, 'signature', ANY_SIGNATURE, "must be the source initiator's EIP-712 signature of Refund(orderId) in hex");
+    await this.checkInitiatorSignature(asset, getAddress(order.source.initiator), refund, consent, 'Refund(orderId) of this source');
+    const existing = await this.existingJob(order.id, 'instant-refund');
+    if (existing) return existing;
+    const solver = this.deps.solverSigner;
+    if (!solver) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${asset.chain.key}`);
+    if (solver.address !== getAddress(order.source.redeemer)) {
+      throw new AppError('unavailable', `instant-refund: the solver key on ${asset.chain.key} is not this order's redeemer`);
+    }
+    await this.openSource(order, asset);
+    // Last, after every other check: from here on the solver never funds this destination (rule 5).
+    if (!(await mayCoSignInstantRefund(this.db, order.id))) {
+      throw conflict(`order ${order.id}: the destination is initiated, so no instant refund: refund after the source timelock`);
+    }
+    const signature = await solver.signTypedData(refund);
+    return this.enqueue(order, 'instant-refund', asset, { kind: 'instant-refund', htlc, orderId: orderIdHex, signature });
+  }
+
+  /** The source HTLC on chain, which must be initiated and neither redeemed nor refunded. */
+  private async openSource(order: OrderRecord, asset: Asset, blockNumber?: bigint): Promise<OnChainHtlcOrder> {
+    const onChain = await this.htlcOrder(order.source, asset, blockNumber);
+    if (onChain.initiator === ZERO_ADDRESS) throw conflict(`order ${order.id}: the source is not initiated on chain`);
+    if (onChain.fulfilledAt !== 0n) throw conflict(`order ${order.id}: the source is already redeemed or refunded`);
+    return onChain;
+  }
+
+  private evmAsset(swap: SwapRecord): Asset {
+    const asset = this.registry.asset(swap.asset);
+    if (!asset) throw new AppError('internal', `asset ${swap.asset} of a stored order is not in the registry`);
+    return asset;
+  }
+
+  /**
+   * The initiator signed `typedData`: an account by ECDSA, a contract (a Safe, a smart account) by
+   * answering ERC-1271's isValidSignature, as the HTLC itself checks.
+   */
+  private async checkInitiatorSignature(asset: Asset, initiator: Address, typedData: TypedDataDefinition, signature: Hex, what: string): Promise<void> {
+    const client = this.deps.client;
+    const code = await client.getCode({ address: initiator }).catch((err: unknown) => {
+      throw new AppError('unavailable', `cannot read the initiator on ${asset.chain.key}`, { cause: err });
+    });
+    if (code && code !== '0x') {
+      const accepted = await client.verifyTypedData({ ...typedData, address: initiator, signature }).catch(() => false);
+      if (!accepted) throw invalid(`signature: the initiator contract ${initiator} does not accept it for ${what} (ERC-1271)`);
+      return;
+    }
+    if (!SIGNATURE.test(signature)) throw invalid(`invalid body field 'signature': must be a 65-byte ECDSA signature in hex`);
+    let signer: Address;
+    try {
+      signer = await recoverTypedDataAddress({ ...typedData, signature });
+    } catch {
+      throw invalid('signature: not a valid ECDSA signature');
+    }
+    if (signer !== initiator) {
+      throw invalid(`signature: signed by ${signer}, not by the source initiator ${initiator} over ${what}`);
+    }
+  }
+
+  private async htlcOrder(swap: SwapRecord, asset: Asset, blockNumber?: bigint): Promise<OnChainHtlcOrder> {
+    try {
+      return await readHtlcOrder(this.deps.client, getAddress(asset.htlc.address), `0x${swap.swapId}`, blockNumber);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      throw new AppError('unavailable', `cannot read the HTLC on ${asset.chain.key}`, { cause: err });
+    }
+  }
+
+  /** The job of an earlier request for this action, still live; a failed one is asked for again. */
+  private async existingJob(orderId: string, action: RelayerAction): Promise<RelayerJob | undefined> {
+    const job = await findJob(this.db, jobKey(orderId, action));
+    return job && job.status !== 'failed' ? job : undefined;
+  }
+
+  private async enqueue(order: OrderRecord, action: RelayerAction, asset: Asset, payload: JobPayload): Promise<RelayerJob> {
+    const key = jobKey(order.id, action);
+    const { job } = await enqueueJob(this.db, { chain: asset.chain.key, orderId: order.id, action, idempotencyKey: key, payload });
+    if (job.status === 'failed') await requeueFailedJob(this.db, key);
+    return (await findJob(this.db, key)) ?? job;
+  }
+}
+
+/** A hex body field matching `pattern`, as 0x-prefixed lower case; the error names the field. */
+function hexField(body: Record<string, unknown>, field: string, pattern: RegExp, problem: string): Hex {
+  const value = body[field];
+  if (value === undefined || value === null || value === '') throw invalid(`invalid body field '${field}': is required`);
+  if (typeof value !== 'string' || !pattern.test(value)) throw invalid(`invalid body field '${field}': ${problem}`);
+  const hex = (value.startsWith('0x') ? value : `0x${value}`).toLowerCase();
+  if (!isHex(hex) || size(hex) === 0) throw invalid(`invalid body field '${field}': ${problem}`);
+  return hex;
+}

@@ -1,0 +1,75 @@
+import { createPublicClient, erc20Abi, http, parseGwei, type Address } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { JobSigner } from '../../store/schema.ts';
+import type { ChainContext, ChainRuntime, WorkerSpec } from '../adapter.ts';
+import { EvmClientActions } from './client-actions.ts';
+import { evmChainId } from './index.ts';
+import { subscribeNewHeads } from './new-heads.ts';
+import { EvmRelayer, senderWorker } from './sender.ts';
+import { EvmSolverChain } from './solver-chain.ts';
+import { EvmWatcher } from './watcher.ts';
+
+/**
+ * One EVM chain, worked: the watcher (woken by the node's new heads over `ws_url`, polling as the
+ * fallback), a transaction sender per account (the relayer's gasless actions, the solver's own
+ * transactions), the solver's operations and the clients' actions.
+ */
+export function connectEvmChain(ctx: ChainContext): ChainRuntime {
+  const { chain, access, db } = ctx;
+  const client = createPublicClient({ transport: http(access.rpc_url), cacheTime: 0 });
+  const watcher = new EvmWatcher(db, chain, client);
+  const workers: WorkerSpec[] = [
+    {
+      lease: `watcher:${chain.key}`,
+      intervalMs: Math.min(chain.blockTimeMs, 5_000),
+      tick: async (_signal, wake) => {
+        const read = await watcher.poll();
+        if (read.to < read.head) wake(); // still catching up
+      },
+      ...(access.ws_url
+        ? {
+            subscribe: (wake: () => void) =>
+              subscribeNewHeads(access.ws_url!, wake, (err) => ctx.log.warn({ err, chain: chain.key }, 'new-heads subscription failed; polling goes on')),
+          }
+        : {}),
+    },
+  ];
+  // A sender per account, each under its own lease and woken when a job of its own becomes due.
+  const sender = (signer: JobSigner, privateKey: `0x${string}`): WorkerSpec => {
+    const relayer = new EvmRelayer({
+      db,
+      chain: chain.key,
+      chainId: Number(evmChainId(chain)),
+      rpcUrl: access.rpc_url,
+      privateKey,
+      signer,
+      ...(access.max_fee_gwei ? { maxFeePerGas: parseGwei(access.max_fee_gwei) } : {}),
+      worker: ctx.instance,
+      log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }),
+    });
+    return senderWorker(relayer);
+  };
+  if (ctx.relayerKey) workers.push(sender('relayer', ctx.relayerKey));
+  const solver = ctx.solverKey ? new EvmSolverChain(chain, ctx.registry, privateKeyToAccount(ctx.solverKey).address, access.rpc_url, db) : undefined;
+  if (ctx.solverKey) workers.push(sender('solver', ctx.solverKey));
+  return {
+    workers,
+    ...(solver ? { solver, prepare: () => solver.prepare() } : {}),
+    ...(ctx.relayerKey
+      ? { clientActions: new EvmClientActions(db, ctx.registry, { client, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
+      : {}),
+    async balances(party, assets) {
+      const address = party as Address;
+      const blockNumber = await client.getBlockNumber();
+      const read = [];
+      for (const asset of assets) {
+        const balance =
+          asset.token.schema === 'evm:native'
+            ? await client.getBalance({ address, blockNumber })
+            : await client.readContract({ address: asset.token.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address], blockNumber });
+        read.push({ asset, balance, blockNumber });
+      }
+      return read;
+    },
+  };
+}

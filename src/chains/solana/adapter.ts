@@ -1,0 +1,20 @@
+import type { ChainAdapter } from '../adapter.ts';
+import { DEADLINE_SECONDS } from '../../orders/limits.ts';
+import { solanaHtlc } from './index.ts';
+import { RecentBlockhash } from './rpc.ts';
+
+/** Solana: orders and their signing data (transactions need a recent blockhash); settlement is not built yet. */
+export const solanaAdapter: ChainAdapter = {
+  htlc: solanaHtlc,
+  partiesAreKeys: false,
+  normalizeParty: (chain, value) => solanaHtlc.normalizeAddress(chain, value),
+  partyDescription: 'a valid solana address',
+  sourceDeadlineSeconds: DEADLINE_SECONDS,
+  quoteInitiate: (_chain, data) => ({ type: 'solana', versioned_tx: data.versioned_tx }),
+  initiateExpires: true,
+  servicePays: () => true,
+  signingAccess(rpcUrl) {
+    const blockhash = new RecentBlockhash(rpcUrl);
+    return async () => ({ recentBlockhash: await blockhash.get() });
+  },
+};
