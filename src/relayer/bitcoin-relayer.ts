@@ -26,17 +26,25 @@ export interface BitcoinTxJob {
   txid: string;
   /** The outpoints it spends: reserved from the wallet until the job settles. */
   inputs: readonly Outpoint[];
+  /** For a fee bump (a CPFP child): the key of the job whose transaction it pays for. */
+  bumps?: string;
 }
 
 interface BitcoinPayload {
   kind: 'bitcoin';
   txid: string;
   inputs: Outpoint[];
+  bumps?: string;
 }
 
 /** Writes a signed transaction's job, or returns the job already written under the same key. */
 export async function enqueueBitcoinTx(db: Db, tx: BitcoinTxJob): Promise<{ txid: string; created: boolean; status: string }> {
-  const payload: BitcoinPayload = { kind: 'bitcoin', txid: tx.txid, inputs: tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout })) };
+  const payload: BitcoinPayload = {
+    kind: 'bitcoin',
+    txid: tx.txid,
+    inputs: tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout })),
+    ...(tx.bumps ? { bumps: tx.bumps } : {}),
+  };
   const { rows } = await sql<{ tx_hash: string; status: string; created: boolean }>`
     insert into relayer_jobs (chain, order_id, action, idempotency_key, payload, raw_tx, tx_hash, tx_hashes, signed_at)
     values (${tx.chain}, ${tx.orderId ?? null}, ${tx.action}, ${tx.idempotencyKey}, ${JSON.stringify(payload)}::jsonb,
