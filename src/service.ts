@@ -236,13 +236,19 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         },
         onError: (err) => api.log.error({ err, chain: key }, 'watcher poll failed'),
       });
-      const relayer = new BitcoinRelayer({ db: store.db, chain: key, rpc, worker: instance, log: api.log.child({ chain: key, worker: 'relayer' }) });
+      const relayerLog = api.log.child({ chain: key, worker: 'relayer' });
+      const relayer = new BitcoinRelayer({ db: store.db, chain: key, rpc, worker: instance, log: relayerLog });
+      // Stuck transactions are bumped from the solver's wallet, by the instance holding the relayer lease.
+      const bumpers = solverChains.flatMap((c) => (c instanceof BitcoinSolverChain && c.chain.key === key ? [c.feeBumper({ log: relayerLog })] : []));
       const relayerLoop = leasedLoop({
         db: store.db,
         lease: `relayer:${key}`,
         holder: instance,
         intervalMs: 1_000,
-        tick: () => relayer.tick(),
+        tick: async () => {
+          await relayer.tick();
+          for (const bumper of bumpers) await bumper.tick();
+        },
         onError: (err) => api.log.error({ err, chain: key }, 'relayer pass failed'),
       });
       stoppers.push(() => watcherLoop.stop(), () => relayerLoop.stop());

@@ -1,4 +1,5 @@
 import { xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
+import { BitcoinFeeBumper, type FeeBumpOptions } from '../chains/bitcoin/fee-bump.ts';
 import { htlcAddress } from '../chains/bitcoin/htlc.ts';
 import { buildRedeemTx, buildRefundTx } from '../chains/bitcoin/htlc-spend.ts';
 import type { BitcoinRpc } from '../chains/bitcoin/rpc.ts';
@@ -34,6 +35,11 @@ export class BitcoinSolverChain implements SolverChain {
     if (chain.family !== 'bitcoin') throw new Error(`${chain.key} is not a Bitcoin-family chain`);
     this.xOnly = xOnlyPublicKeyOf(key);
     this.wallet = walletAddress(key, chain.network);
+  }
+
+  /** The bumper of the chain's stuck transactions, paying from this wallet (CPFP from its outputs). */
+  feeBumper(options: Pick<FeeBumpOptions, 'afterBlocks' | 'maxRounds' | 'maxFeeRate' | 'log'> = {}): BitcoinFeeBumper {
+    return new BitcoinFeeBumper({ ...options, db: this.db, chain: this.chain.key, network: this.chain.network, rpc: this.rpc, walletKey: this.key });
   }
 
   async destinationFunded(order: OrderRecord): Promise<boolean> {
