@@ -12,6 +12,7 @@ import {
   signInstantRefundSighashes,
   verifyInstantRefundSignature,
 } from '../chains/bitcoin/htlc-spend.ts';
+import { feeLadder, type TxVersion } from '../chains/bitcoin/rbf.ts';
 import type { BitcoinRpc } from '../chains/bitcoin/rpc.ts';
 import { clientAddress, swapScriptTerms } from '../chains/bitcoin/swap-terms.ts';
 import { addressScript, dustThreshold, walletAddress, type SignedTx, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
@@ -129,10 +130,11 @@ export class BitcoinActions {
       throw conflict(`order ${order.id}: the destination funding has ${confirmations} of ${destination.swap.requiredConfirmations} confirmations`);
     }
     const feeRate = await this.node(destination.chain, () => rpc.feeRate());
-    const tx = build('redeem', () =>
-      buildRedeemTx({ ...this.skeleton(destination, mined), feeRate, secret, redeemerKey: key }),
+    // Paying the client, with no output to bump it from: replacements at higher fees are signed with it.
+    const [tx, ...replacements] = build('redeem', () =>
+      feeLadder((rate) => buildRedeemTx({ ...this.skeleton(destination, mined), feeRate: rate, secret, redeemerKey: key }), feeRate),
     );
-    return this.enqueue(order, 'redeem', destination, tx, mined);
+    return this.enqueue(order, 'redeem', destination, tx, mined, replacements);
   }
 
   private async refund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
@@ -154,13 +156,14 @@ export class BitcoinActions {
     }
     await this.checkRefundable(order, source, rpc, minedFrom);
     let tx: { hex: string; txid: string };
+    let replacements: TxVersion[] = [];
     if ('checked' in plan) {
       tx = plan.checked;
     } else {
       const feeRate = await this.node(source.chain, () => rpc.feeRate());
-      tx = build('refund', () => buildRefundTx({ ...this.skeleton(source, utxos), feeRate, initiatorKey: plan.key }));
+      [tx, ...replacements] = build('refund', () => feeLadder((rate) => buildRefundTx({ ...this.skeleton(source, utxos), feeRate: rate, initiatorKey: plan.key }), feeRate));
     }
-    return this.enqueue(order, 'refund', source, tx, utxos);
+    return this.enqueue(order, 'refund', source, tx, utxos, replacements);
   }
 
   private async instantRefund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
@@ -354,9 +357,16 @@ export class BitcoinActions {
     return findJob(this.db, jobKey(orderId, action));
   }
 
-  private async enqueue(order: OrderRecord, action: RelayerAction, side: HtlcSide, tx: { hex: string; txid: string }, inputs: readonly Utxo[]): Promise<RelayerJob> {
+  private async enqueue(
+    order: OrderRecord,
+    action: RelayerAction,
+    side: HtlcSide,
+    tx: { hex: string; txid: string },
+    inputs: readonly Utxo[],
+    replacements: readonly TxVersion[] = [],
+  ): Promise<RelayerJob> {
     const key = jobKey(order.id, action);
-    await enqueueBitcoinTx(this.db, { chain: side.chain.key, orderId: order.id, action, idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs });
+    await enqueueBitcoinTx(this.db, { chain: side.chain.key, orderId: order.id, action, idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs, replacements });
     return (await findJob(this.db, key))!;
   }
 }
@@ -389,7 +399,7 @@ function stringField(body: Record<string, unknown>, field: string, pattern: RegE
 }
 
 /** Builds a spend; a value too small for the fee is the HTLC's state (409), anything else a fault. */
-function build(action: string, make: () => SignedTx): SignedTx {
+function build<T>(action: string, make: () => T): T {
   try {
     return make();
   } catch (err) {
