@@ -27,7 +27,7 @@ export interface FeeBumpOptions {
   log?: RelayerLog;
 }
 
-/** Litecoin Core's default limit of unmined ancestors (itself included) of a mempool transaction. */
+/** Litecoin Core's default limit of unmined ancestors (itself included) of a mempool transaction: a child past it is refused. */
 const ANCESTOR_LIMIT = 25;
 
 /**
@@ -84,7 +84,7 @@ export class BitcoinFeeBumper {
     const target = this.targetRate(entry, tip, estimate);
     if (target === undefined) return false;
     const log = this.options.log;
-    if (rounds.length >= this.maxRounds || entry.ancestorCount >= ANCESTOR_LIMIT - 1) {
+    if (rounds.length >= this.maxRounds || entry.ancestorCount >= ANCESTOR_LIMIT) {
       if (!this.exhausted.has(job.idempotencyKey)) log?.warn({ job: job.idempotencyKey, txid, rounds: rounds.length }, 'stuck bitcoin transaction: no bump left');
       this.exhausted.add(job.idempotencyKey);
       return false;
