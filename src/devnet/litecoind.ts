@@ -31,9 +31,9 @@ export function findLitecoind(): string | undefined {
 /**
  * Starts `litecoind -regtest` on free loopback ports and resolves once it answers RPC, with a wallet
  * named `dev` loaded. MWEB is never activated (`-vbparams=mweb:-2:0`), so regtest can mine; taproot is
- * active from the start, and a fresh chain is mined to height 500 so that CSV is too. Without `dataDir` the node lives in a temporary directory removed on stop.
+ * active from the start, and a fresh chain is mined to height 500 so that CSV is too. Without `dataDir` the node lives in a temporary directory removed on stop; `extraArgs` are added to the command line.
  */
-export async function startLitecoind(options: { dataDir?: string } = {}): Promise<LitecoinNode> {
+export async function startLitecoind(options: { dataDir?: string; extraArgs?: readonly string[] } = {}): Promise<LitecoinNode> {
   const binary = findLitecoind();
   if (!binary) throw new Error('litecoind is not on the PATH: install Litecoin Core (Debian: apt-get install litecoind)');
   const temporary = options.dataDir === undefined;
@@ -57,6 +57,7 @@ export async function startLitecoind(options: { dataDir?: string } = {}): Promis
     '-printtoconsole=0',
     '-dnsseed=0',
     '-discover=0',
+    ...(options.extraArgs ?? []),
   ];
   const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -7,6 +7,7 @@ import { claimJobs, deferJob, markAttemptFailed, markSubmitted, type RelayerJob 
 import { confirmJob, failJob } from '../../store/signed-txs.ts';
 import type { RelayerLog } from '../evm/sender.ts';
 import { LEASE_TTL_MS } from '../../lease-loop.ts';
+import type { TxVersion } from './rbf.ts';
 
 /**
  * Bitcoin-family transactions go through the relayer's durable job queue (`relayer_jobs`) like EVM
@@ -26,17 +27,29 @@ export interface BitcoinTxJob {
   txid: string;
   /** The outpoints it spends: reserved from the wallet until the job settles. */
   inputs: readonly Outpoint[];
+  /** For a fee bump (a CPFP child): the key of the job whose transaction it pays for. */
+  bumps?: string;
+  /** Replacements (BIP125) of the transaction at higher fees, signed up front, lowest first. */
+  replacements?: readonly TxVersion[];
 }
 
 interface BitcoinPayload {
   kind: 'bitcoin';
   txid: string;
   inputs: Outpoint[];
+  bumps?: string;
+  replacements?: TxVersion[];
 }
 
 /** Writes a signed transaction's job, or returns the job already written under the same key. */
 export async function enqueueBitcoinTx(db: Db, tx: BitcoinTxJob): Promise<{ txid: string; created: boolean; status: string }> {
-  const payload: BitcoinPayload = { kind: 'bitcoin', txid: tx.txid, inputs: tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout })) };
+  const payload: BitcoinPayload = {
+    kind: 'bitcoin',
+    txid: tx.txid,
+    inputs: tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout })),
+    ...(tx.bumps ? { bumps: tx.bumps } : {}),
+    ...(tx.replacements?.length ? { replacements: tx.replacements.map((r) => ({ txid: r.txid, hex: r.hex, feeRate: r.feeRate })) } : {}),
+  };
   const { rows } = await sql<{ tx_hash: string; status: string; created: boolean }>`
     insert into relayer_jobs (chain, order_id, action, idempotency_key, payload, raw_tx, tx_hash, tx_hashes, signed_at)
     values (${tx.chain}, ${tx.orderId ?? null}, ${tx.action}, ${tx.idempotencyKey}, ${JSON.stringify(payload)}::jsonb,
@@ -153,20 +166,24 @@ export class BitcoinRelayer {
     const payload = job.payload as BitcoinPayload;
     if (payload.kind !== 'bitcoin') throw new Error(`job ${job.idempotencyKey} is not a Bitcoin-family transaction`);
     const settled = await this.settlement(payload);
-    if (settled === 'mined') return confirmJob(db, job.id, worker, payload.txid);
-    if (settled === 'conflicted') return failJob(db, job.id, worker, 'another transaction spent its inputs', payload.txid);
+    if (settled.state === 'mined') return confirmJob(db, job.id, worker, settled.txid);
+    if (settled.state === 'conflicted') return failJob(db, job.id, worker, 'another transaction spent its inputs', payload.txid);
     const raw = await bitcoinJobTx(db, job.idempotencyKey);
     if (!raw?.rawTx) return failJob(db, job.id, worker, 'the job has no signed transaction');
     await broadcastBitcoinTx(this.options.rpc, raw.rawTx);
-    await markSubmitted(db, job.id, { worker, txHash: payload.txid, recheckMs: this.recheckMs });
+    await markSubmitted(db, job.id, { worker, txHash: raw.txid, recheckMs: this.recheckMs });
   }
 
-  /** Whether the watcher saw the job's inputs spent in a block: by this transaction, or by another. */
-  private async settlement(payload: BitcoinPayload): Promise<'mined' | 'conflicted' | 'open'> {
-    if (payload.inputs.length === 0) return 'open';
+  /**
+   * Whether the watcher saw the job's inputs spent in a block: by one of the job's transactions (the
+   * first or a replacement; the one mined), or by another.
+   */
+  private async settlement(payload: BitcoinPayload): Promise<{ state: 'mined'; txid: string } | { state: 'conflicted' | 'open' }> {
+    if (payload.inputs.length === 0) return { state: 'open' };
+    const ours = new Set([payload.txid, ...(payload.replacements ?? []).map((r) => r.txid)]);
     const rows = await spendsOf(this.options.db, this.options.chain, payload.inputs);
-    if (rows.some((r) => r.spentBlockNumber !== null && r.spentTxid !== payload.txid)) return 'conflicted';
-    if (rows.some((r) => r.spentTxid === payload.txid && r.spentBlockNumber !== null)) return 'mined';
-    return 'open';
+    if (rows.some((r) => r.spentBlockNumber !== null && !ours.has(r.spentTxid ?? ''))) return { state: 'conflicted' };
+    const mined = rows.find((r) => r.spentBlockNumber !== null && r.spentTxid !== null);
+    return mined ? { state: 'mined', txid: mined.spentTxid! } : { state: 'open' };
   }
 }

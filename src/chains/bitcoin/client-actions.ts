@@ -28,6 +28,7 @@ import { enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from
 import { checkClientRefundTx, type CheckedRefund } from './refund-tx-check.ts';
 import { instantRefundOpen, mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
 import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
+import { feeLadder, type TxVersion } from './rbf.ts';
 
 /**
  * The client's order actions on Bitcoin-family HTLCs (DESIGN.md sections 1 and 4). A Bitcoin
@@ -130,10 +131,11 @@ export class BitcoinActions implements ClientActions {
       throw conflict(`order ${order.id}: the destination funding has ${confirmations} of ${destination.swap.requiredConfirmations} confirmations`);
     }
     const feeRate = await this.node(destination.chain, () => rpc.feeRate());
-    const tx = build('redeem', () =>
-      buildRedeemTx({ ...this.skeleton(destination, mined), feeRate, secret, redeemerKey: key }),
+    // Paying the client, with no output to bump it from: replacements at higher fees are signed with it.
+    const [tx, ...replacements] = build('redeem', () =>
+      feeLadder((rate) => buildRedeemTx({ ...this.skeleton(destination, mined), feeRate: rate, secret, redeemerKey: key }), feeRate),
     );
-    return this.enqueue(order, 'redeem', destination, tx, mined);
+    return this.enqueue(order, 'redeem', destination, tx, mined, replacements);
   }
 
   private async refund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
@@ -155,13 +157,14 @@ export class BitcoinActions implements ClientActions {
     }
     await this.checkRefundable(order, source, rpc, minedFrom);
     let tx: { hex: string; txid: string };
+    let replacements: TxVersion[] = [];
     if ('checked' in plan) {
       tx = plan.checked;
     } else {
       const feeRate = await this.node(source.chain, () => rpc.feeRate());
-      tx = build('refund', () => buildRefundTx({ ...this.skeleton(source, utxos), feeRate, initiatorKey: plan.key }));
+      [tx, ...replacements] = build('refund', () => feeLadder((rate) => buildRefundTx({ ...this.skeleton(source, utxos), feeRate: rate, initiatorKey: plan.key }), feeRate));
     }
-    return this.enqueue(order, 'refund', source, tx, utxos);
+    return this.enqueue(order, 'refund', source, tx, utxos, replacements);
   }
 
   private async instantRefund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
@@ -355,9 +358,16 @@ export class BitcoinActions implements ClientActions {
     return findJob(this.db, jobKey(orderId, action));
   }
 
-  private async enqueue(order: OrderRecord, action: RelayerAction, side: HtlcSide, tx: { hex: string; txid: string }, inputs: readonly Utxo[]): Promise<RelayerJob> {
+  private async enqueue(
+    order: OrderRecord,
+    action: RelayerAction,
+    side: HtlcSide,
+    tx: { hex: string; txid: string },
+    inputs: readonly Utxo[],
+    replacements: readonly TxVersion[] = [],
+  ): Promise<RelayerJob> {
     const key = jobKey(order.id, action);
-    await enqueueBitcoinTx(this.db, { chain: side.chain.key, orderId: order.id, action, idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs });
+    await enqueueBitcoinTx(this.db, { chain: side.chain.key, orderId: order.id, action, idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs, replacements });
     return (await findJob(this.db, key))!;
   }
 }
@@ -390,7 +400,7 @@ function stringField(body: Record<string, unknown>, field: string, pattern: RegE
 }
 
 /** Builds a spend; a value too small for the fee is the HTLC's state (409), anything else a fault. */
-function build(action: string, make: () => SignedTx): SignedTx {
+function build<T>(action: string, make: () => T): T {
   try {
     return make();
   } catch (err) {

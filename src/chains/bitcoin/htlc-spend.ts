@@ -5,6 +5,7 @@ import { SigHash, Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import { xOnlyPublicKeyOf } from './address.ts';
 import { htlcPayment, type HtlcScriptTerms } from './htlc.ts';
+import { RBF_SEQUENCE } from './rbf.ts';
 import {
   addressScript,
   buildTx,
@@ -44,7 +45,7 @@ export const SACP = SigHash.SINGLE_ANYONECANPAY;
 
 /**
  * The redeemer's spend through the redeem leaf: one output paying every HTLC UTXO minus the fee
- * (rate × vsize) to `to`. Throws unless `secret` is 32 bytes hashing to the terms' secretHash and
+ * (rate × vsize) to `to`, its inputs signalling BIP125. Throws unless `secret` is 32 bytes hashing to the terms' secretHash and
  * `redeemerKey` is the terms' redeemer.
  */
 export function buildRedeemTx(params: HtlcSweepParams & { secret: Uint8Array; redeemerKey: Uint8Array }): SignedTx {
@@ -57,12 +58,14 @@ export function buildRedeemTx(params: HtlcSweepParams & { secret: Uint8Array; re
     throw new Error('HTLC redeem: sha256(secret) does not match the HTLC secretHash');
   }
   checkPartyKey(redeemerKey, terms.redeemer, 'redeemer');
-  return sweep(params, undefined, (sign) => [sign(redeemerKey, SigHash.DEFAULT, script), secret, script, controlBlock]);
+  // Replaceable (BIP125), so a redeem paying a client, with no output to bump it from, can be re-sent at a higher fee.
+  return sweep(params, RBF_SEQUENCE, (sign) => [sign(redeemerKey, SigHash.DEFAULT, script), secret, script, controlBlock]);
 }
 
 /**
  * The initiator's spend through the refund leaf, valid once every HTLC UTXO is `timelock` blocks
  * deep: each input's nSequence is the timelock (BIP-68 blocks), which CHECKSEQUENCEVERIFY checks.
+ * Such a sequence is below 0xfffffffe, so the refund signals BIP125 replaceability as it is.
  */
 export function buildRefundTx(params: HtlcSweepParams & { initiatorKey: Uint8Array }): SignedTx {
   const { terms, initiatorKey } = params;

@@ -49,6 +49,28 @@ export const RPC_ERRORS = {
 /** The fee rate to use when the node has too little history to estimate one (regtest, fresh nodes). */
 export const FALLBACK_FEE_SAT_PER_VB = 2n;
 
+/** An unmined transaction as getmempoolentry describes it; fees in satoshis. */
+export interface MempoolEntry {
+  /** The chain height when it entered the mempool. */
+  height: number;
+  vsize: number;
+  fee: bigint;
+  modifiedFee: bigint;
+  /** Counting itself. */
+  ancestorCount: number;
+  ancestorVsize: number;
+  /** Modified fees of itself and its unmined ancestors. */
+  ancestorFee: bigint;
+}
+
+interface RawMempoolEntry {
+  height: number;
+  vsize: number;
+  ancestorcount: number;
+  ancestorsize: number;
+  fees: { base: number; modified: number; ancestor: number };
+}
+
 /** A small JSON-RPC client for Bitcoin Core's API (Litecoin Core speaks the same). */
 export class BitcoinRpc {
   private id = 0;
@@ -85,6 +107,32 @@ export class BitcoinRpc {
   /** Sends a raw transaction (hex); resolves to its txid. A transaction already known is not an error. */
   async sendRawTransaction(hex: string): Promise<string> {
     return this.call<string>('sendrawtransaction', [hex]);
+  }
+
+  /**
+   * The node's view of an unmined transaction: when it entered the mempool, and its size and fees
+   * with its unmined ancestors (modified fees: what the node's own block template weighs). Undefined
+   * when the transaction is not in the mempool (mined, replaced, or never seen).
+   */
+  async mempoolEntry(txid: string): Promise<MempoolEntry | undefined> {
+    let entry: RawMempoolEntry;
+    try {
+      entry = await this.call<RawMempoolEntry>('getmempoolentry', [txid]);
+    } catch (err) {
+      if (err instanceof BitcoinRpcError && err.code === RPC_ERRORS.invalidAddressOrKey) return undefined;
+      throw err;
+    }
+    // Fees are JSON numbers of coins; a prioritised transaction's modified fee may be negative.
+    const sats = (coins: number) => BigInt(Math.round(coins * 1e8));
+    return {
+      height: entry.height,
+      vsize: entry.vsize,
+      fee: sats(entry.fees.base),
+      modifiedFee: sats(entry.fees.modified),
+      ancestorCount: entry.ancestorcount,
+      ancestorVsize: entry.ancestorsize,
+      ancestorFee: sats(entry.fees.ancestor),
+    };
   }
 
   /**

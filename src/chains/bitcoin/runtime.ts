@@ -18,7 +18,10 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
   const solverKey = ctx.solverKey && hexToBytes(ctx.solverKey.slice(2));
   const solver = solverKey && new BitcoinSolverChain(chain, db, rpc, solverKey, ctx.secrets);
   const watcher = new BitcoinWatcher(db, chain, rpc, { walletAddresses: solver ? [solver.wallet] : [] });
-  const broadcaster = new BitcoinRelayer({ db, chain: chain.key, rpc, worker: ctx.instance, log: ctx.log.child({ chain: chain.key, worker: 'relayer' }) });
+  const log = ctx.log.child({ chain: chain.key, worker: 'relayer' });
+  const broadcaster = new BitcoinRelayer({ db, chain: chain.key, rpc, worker: ctx.instance, log });
+  // Stuck transactions are bumped from the solver's wallet, by the instance holding the relayer lease.
+  const bumper = solver?.feeBumper({ log });
   return {
     workers: [
       {
@@ -35,6 +38,7 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
         intervalMs: 1_000,
         tick: async () => {
           await broadcaster.tick();
+          await bumper?.tick();
         },
       },
     ],

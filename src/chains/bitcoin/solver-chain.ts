@@ -12,6 +12,8 @@ import { utxosOf } from '../../store/bitcoin-utxos.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord } from '../../store/orders.ts';
 import type { SolverChain, SourceCheck } from '../../solver/solver.ts';
+import { BitcoinFeeBumper, type FeeBumpOptions } from './fee-bump.ts';
+import { feeLadder, type TxVersion } from './rbf.ts';
 
 /**
  * The solver on one Bitcoin-family chain. Its wallet is the key-path P2TR address of its key, whose
@@ -34,6 +36,11 @@ export class BitcoinSolverChain implements SolverChain {
     if (chain.family !== 'bitcoin') throw new Error(`${chain.key} is not a Bitcoin-family chain`);
     this.xOnly = xOnlyPublicKeyOf(key);
     this.wallet = walletAddress(key, chain.network);
+  }
+
+  /** The bumper of the chain's stuck transactions, paying from this wallet (CPFP from its outputs). */
+  feeBumper(options: Pick<FeeBumpOptions, 'afterBlocks' | 'maxRounds' | 'maxFeeRate' | 'log'> = {}): BitcoinFeeBumper {
+    return new BitcoinFeeBumper({ ...options, db: this.db, chain: this.chain.key, network: this.chain.network, rpc: this.rpc, walletKey: this.key });
   }
 
   async destinationFunded(order: OrderRecord): Promise<boolean> {
@@ -95,16 +102,20 @@ export class BitcoinSolverChain implements SolverChain {
     if (!redeemerKey) return false;
     const utxos = await this.htlcUtxos(swap.swapId);
     if (utxos.length === 0) return false;
-    const tx = buildRedeemTx({
-      terms: swapScriptTerms(swap, side, order.secretHash),
-      network: this.chain.network,
-      utxos,
-      to: side === 'source' ? this.wallet : clientAddress(swap, 'destination'),
-      feeRate: await this.rpc.feeRate(),
-      secret,
-      redeemerKey,
-    });
-    await this.send(order, side === 'source' ? 'solver-redeem' : 'redeem', tx, utxos);
+    const build = (feeRate: bigint) =>
+      buildRedeemTx({
+        terms: swapScriptTerms(swap, side, order.secretHash),
+        network: this.chain.network,
+        utxos,
+        to: side === 'source' ? this.wallet : clientAddress(swap, 'destination'),
+        feeRate,
+        secret,
+        redeemerKey,
+      });
+    const feeRate = await this.rpc.feeRate();
+    // The solver's own redeem pays its wallet, so CPFP can bump it; a client's is replaced instead.
+    const [tx, ...replacements] = side === 'source' ? [build(feeRate)] : feeLadder(build, feeRate);
+    await this.send(order, side === 'source' ? 'solver-redeem' : 'redeem', tx, utxos, replacements);
     return true;
   }
 
@@ -134,8 +145,11 @@ export class BitcoinSolverChain implements SolverChain {
     const latest = heights.reduce<bigint>((max, h) => (h! > max ? h! : max), 0n);
     if (tip + 1n < latest + terms.timelock) return false;
     const utxos = records.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value }));
-    const tx = buildRefundTx({ terms, network: this.chain.network, utxos, to, feeRate: await this.rpc.feeRate(), initiatorKey });
-    await this.send(order, action, tx, utxos);
+    const build = (feeRate: bigint) => buildRefundTx({ terms, network: this.chain.network, utxos, to, feeRate, initiatorKey });
+    const feeRate = await this.rpc.feeRate();
+    // A refund to the solver's wallet is bumped by CPFP; one paying a client is replaced instead.
+    const [tx, ...replacements] = to === this.wallet ? [build(feeRate)] : feeLadder(build, feeRate);
+    await this.send(order, action, tx, utxos, replacements);
     return true;
   }
 
@@ -157,9 +171,9 @@ export class BitcoinSolverChain implements SolverChain {
   }
 
   /** Writes the transaction's job, then broadcasts it; when a job exists under the key, that one goes out instead. */
-  private async send(order: OrderRecord, action: string, tx: SignedTx, inputs: readonly Outpoint[]): Promise<void> {
+  private async send(order: OrderRecord, action: string, tx: SignedTx, inputs: readonly Outpoint[], replacements: readonly TxVersion[] = []): Promise<void> {
     const key = `${order.id}:${action}`;
-    const job = await enqueueBitcoinTx(this.db, { chain: this.chain.key, orderId: order.id, action, idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs });
+    const job = await enqueueBitcoinTx(this.db, { chain: this.chain.key, orderId: order.id, action, idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs, replacements });
     if (!job.created) {
       await this.resend(key);
       return;

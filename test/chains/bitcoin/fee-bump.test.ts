@@ -1,0 +1,187 @@
+// Fee bumping of stuck Bitcoin-family transactions against a real litecoind: a solver funding kept
+// out of blocks is bumped by one CPFP child from its change, and the funding reaches the chain once.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { hex } from '@scure/base';
+import { xOnlyPublicKeyOf } from '../../../src/chains/bitcoin/address.ts';
+import { BitcoinFeeBumper } from '../../../src/chains/bitcoin/fee-bump.ts';
+import { htlcAddress } from '../../../src/chains/bitcoin/htlc.ts';
+import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
+import type { LitecoinNode } from '../../../src/devnet/litecoind.ts';
+import { SecretBox } from '../../../src/orders/secret-box.ts';
+import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
+import { BitcoinSolverChain } from '../../../src/chains/bitcoin/solver-chain.ts';
+import type { Store } from '../../../src/store/database.ts';
+import { findOrder, insertOrder } from '../../../src/store/orders.ts';
+import { findJob } from '../../../src/store/relayer-jobs.ts';
+import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
+import { fundAddress, litecoinNodeForSuite } from '../../helpers/litecoin.ts';
+import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
+
+const CHAIN = 'litecoin_localnet';
+const NETWORK = 'litecoin_regtest';
+const AMOUNT = 10_000_000n;
+const WALLET_START = 50_000_000n;
+
+let node: LitecoinNode | undefined;
+before(async () => {
+  node = await litecoinNodeForSuite();
+});
+after(() => node?.stop());
+
+interface RawTx {
+  txid: string;
+  confirmations?: number;
+  vin: Array<{ txid: string; vout: number }>;
+  vout: Array<{ n: number; value: number }>;
+}
+
+/** The coins the chain's UTXO set holds for `address`, from the node itself. */
+async function onChain(n: LitecoinNode, address: string): Promise<{ total: bigint; count: number }> {
+  const scan = await n.rpc.call<{ unspents: Array<{ amount: number }> }>('scantxoutset', ['start', [`addr(${address})`]]);
+  return { total: scan.unspents.reduce((s, u) => s + BigInt(Math.round(u.amount * 1e8)), 0n), count: scan.unspents.length };
+}
+
+describeEachStore('Bitcoin-family fee bumping', (kind) => {
+  let store: Store;
+  let ltc: LitecoinNode;
+  let watcher: BitcoinWatcher;
+  let relayer: BitcoinRelayer;
+  let appId: string;
+
+  before(async () => {
+    if (!node) return;
+    ltc = node;
+    await ltc.mine(1);
+    store = await openTestStore(kind);
+    const { app } = await seedBasics(store.db);
+    appId = app.id;
+  });
+  after(() => store?.close());
+
+  const sync = async () => {
+    for (;;) {
+      const r = await watcher.poll();
+      if (r.to >= r.head) return;
+    }
+  };
+  const mempool = () => ltc.rpc.call<string[]>('getrawmempool');
+  const rawTx = (txid: string) => ltc.rpc.call<RawTx>('getrawtransaction', [txid, true]);
+  /** Mines blocks holding none of the mempool's transactions. */
+  const mineEmpty = async (blocks: number) => {
+    const to = await ltc.rpc.call<string>('getnewaddress');
+    for (let i = 0; i < blocks; i++) await ltc.rpc.call('generateblock', [to, []]);
+  };
+
+  /** A fresh solver wallet with one confirmed coin, and an order whose Litecoin destination it funds. */
+  async function fundedSolver() {
+    const key = schnorr.utils.randomSecretKey();
+    const secrets = new SecretBox(randomBytes(32));
+    const registry = localnetRegistry();
+    const solver = new BitcoinSolverChain(registry.chain(CHAIN)!, store.db, ltc.rpc, key, secrets);
+    watcher = new BitcoinWatcher(store.db, registry.chain(CHAIN)!, ltc.rpc, { startBlock: BigInt(await ltc.rpc.getBlockCount()) + 1n, walletAddresses: [solver.wallet] });
+    relayer = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
+    await fundAddress(ltc, solver.wallet, WALLET_START);
+    await ltc.mine(1);
+    await sync();
+    const base = sampleOrder(appId);
+    const redeemer = hex.encode(schnorr.getPublicKey(schnorr.utils.randomSecretKey()));
+    const terms = { initiator: xOnlyPublicKeyOf(key), redeemer, secretHash: base.secretHash, timelock: 144n };
+    const htlc = htlcAddress(terms, NETWORK);
+    await insertOrder(store.db, {
+      ...base,
+      destination: { ...base.destination, swapId: htlc, chain: CHAIN, asset: `${CHAIN}:ltc`, initiator: terms.initiator, redeemer, delegate: redeemer, timelock: 144n, amount: AMOUNT },
+    });
+    const order = (await findOrder(store.db, base.id))!;
+    return { key, solver, order, htlc };
+  }
+
+  test('a stuck funding is bumped by one CPFP child from its change; the HTLC is funded once and the wallet debited once', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const { key, solver, order, htlc } = await fundedSolver();
+    await solver.fundDestination(order);
+    const fundKey = `${order.id}:fund`;
+    const parent = (await findJob(store.db, fundKey))!.txHash;
+    assert.ok((await mempool()).includes(parent), 'the funding is broadcast');
+    await sync();
+    await relayer.tick();
+    const bumper = new BitcoinFeeBumper({ db: store.db, chain: CHAIN, network: NETWORK, rpc: ltc.rpc, walletKey: key, afterBlocks: 2 });
+    assert.equal(await bumper.tick(), 0, 'a fresh funding paying the estimate is left alone');
+
+    const before = (await ltc.rpc.mempoolEntry(parent))!;
+    await ltc.rpc.call('prioritisetransaction', [parent, 0, -Number(before.fee)]);
+    assert.equal((await ltc.rpc.mempoolEntry(parent))!.modifiedFee, 0n);
+    await ltc.mine(2);
+    await sync();
+    assert.ok((await mempool()).includes(parent), 'the funding with no modified fee stays out of blocks');
+    await relayer.tick();
+
+    assert.equal(await bumper.tick(), 1);
+    const childJob = (await findJob(store.db, `${fundKey}:cpfp:1`))!;
+    assert.ok(childJob, 'the child is a job');
+    const child = await rawTx(childJob.txHash);
+    assert.deepEqual(child.vin.map((i) => [i.txid, i.vout]), [[parent, 1]], "the child spends the funding's change");
+    assert.ok((await mempool()).includes(child.txid), 'the child is broadcast');
+    const childEntry = (await ltc.rpc.mempoolEntry(child.txid))!;
+    assert.ok(childEntry.ancestorFee >= 2n * BigInt(childEntry.ancestorVsize), 'the package pays the estimate (2 sat/vB on regtest)');
+    await sync();
+    assert.equal(await bumper.tick(), 0, 'the same round is not bumped twice');
+    assert.equal(await findJob(store.db, `${fundKey}:cpfp:2`), undefined);
+
+    await ltc.mine(1);
+    await sync();
+    for (let i = 0; i < 3; i++) await relayer.tick();
+    assert.equal((await findJob(store.db, fundKey))!.status, 'confirmed');
+    assert.equal((await findJob(store.db, `${fundKey}:cpfp:1`))!.status, 'confirmed');
+    assert.equal((await rawTx(parent)).confirmations, 1);
+    assert.equal((await rawTx(child.txid)).confirmations, 1);
+
+    const funded = await onChain(ltc, htlc);
+    assert.deepEqual(funded, { total: AMOUNT, count: 1 }, 'the HTLC holds one output of the amount');
+    assert.equal((await findOrder(store.db, order.id))!.destination.filledAmount, AMOUNT.toString());
+    const wallet = await onChain(ltc, solver.wallet);
+    assert.equal(wallet.total, WALLET_START - AMOUNT - before.fee - childEntry.fee, 'the wallet paid the amount once, plus the two fees');
+    assert.equal(wallet.count, 1);
+    // Asking the solver again sends nothing new.
+    await solver.fundDestination((await findOrder(store.db, order.id))!);
+    assert.deepEqual(await onChain(ltc, htlc), funded);
+  });
+
+  test('a funding left out of blocks with a normal fee is bumped after the threshold, and no more than maxRounds times', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const { key, solver, order, htlc } = await fundedSolver();
+    await solver.fundDestination(order);
+    const fundKey = `${order.id}:fund`;
+    const parent = (await findJob(store.db, fundKey))!.txHash;
+    await sync();
+    const bumper = new BitcoinFeeBumper({ db: store.db, chain: CHAIN, network: NETWORK, rpc: ltc.rpc, walletKey: key, afterBlocks: 2, maxRounds: 1 });
+    await mineEmpty(1);
+    assert.equal(await bumper.tick(), 0, 'one block is below the threshold');
+    await mineEmpty(1);
+    // Two workers at once (a lease handed over mid-pass) write one child between them.
+    const other = new BitcoinFeeBumper({ db: store.db, chain: CHAIN, network: NETWORK, rpc: ltc.rpc, walletKey: key, afterBlocks: 2, maxRounds: 1 });
+    const [a, b] = await Promise.all([bumper.tick(), other.tick()]);
+    assert.equal(a + b, 1, 'two blocks in the mempool: bumped once');
+    const child = (await findJob(store.db, `${fundKey}:cpfp:1`))!.txHash;
+    const spenders = (await mempool()).filter((txid) => txid !== parent);
+    assert.deepEqual(spenders, [child], 'one child in the mempool');
+    const entry = (await ltc.rpc.mempoolEntry(child))!;
+    const parentEntry = (await ltc.rpc.mempoolEntry(parent))!;
+    assert.equal(entry.ancestorVsize, parentEntry.vsize + entry.vsize);
+    assert.ok(entry.ancestorFee >= 3n * BigInt(entry.ancestorVsize), 'the package rate is raised above the 2 sat/vB it paid');
+    await sync();
+    await mineEmpty(2);
+    assert.equal(await bumper.tick(), 0, 'one round at most');
+    assert.equal(await findJob(store.db, `${fundKey}:cpfp:2`), undefined);
+
+    await ltc.mine(1);
+    await sync();
+    for (let i = 0; i < 3; i++) await relayer.tick();
+    assert.equal((await findJob(store.db, fundKey))!.status, 'confirmed');
+    assert.equal((await findJob(store.db, `${fundKey}:cpfp:1`))!.status, 'confirmed');
+    assert.deepEqual(await onChain(ltc, htlc), { total: AMOUNT, count: 1 });
+    assert.equal((await onChain(ltc, solver.wallet)).total, WALLET_START - AMOUNT - parentEntry.fee - entry.fee);
+  });
+});
