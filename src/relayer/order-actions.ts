@@ -32,14 +32,14 @@ export const jobView = (job: RelayerJob): JobView => ({
   id: job.id,
   action: job.action,
   status: job.status,
-  // A hash is shown once the transaction is out, not while it is only signed; a Bitcoin-family job
-  // is written signed and never re-signed, so its txid is final from the start.
-  tx_hash: isBitcoinJob(job) || job.status === 'submitted' || job.status === 'confirmed' || job.status === 'failed' ? job.txHash : '',
+  // A hash is shown once the transaction is out, not while it is only signed; a job written with its
+  // signed transaction (a Bitcoin-family one) is never re-signed, so its txid is known from the start.
+  tx_hash: writtenSigned(job) || job.status === 'submitted' || job.status === 'confirmed' || job.status === 'failed' ? job.txHash : '',
   attempts: job.attempts,
   last_error: job.lastError,
 });
 
-const isBitcoinJob = (job: RelayerJob): boolean => (job.payload as { kind?: unknown } | null)?.kind === 'bitcoin';
+const writtenSigned = (job: RelayerJob): boolean => (job.payload as { kind?: unknown } | null)?.kind === 'signed';
 
 /**
  * The order actions of PATCH /v2/orders/{id} and /v3/orders/{id}: who may ask is decided here, the

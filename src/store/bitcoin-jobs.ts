@@ -1,5 +1,8 @@
 import { sql } from 'kysely';
+import type { TxVersion } from '../chains/bitcoin/rbf.ts';
+import type { Outpoint } from '../chains/bitcoin/wallet-tx.ts';
 import type { Db } from './database.ts';
+
 
 /** A signed version of a job's transaction (see `TxVersion` in chains/bitcoin/rbf.ts). */
 interface Version {
@@ -51,7 +54,7 @@ export async function unsettledBitcoinJobs(db: Db, chain: string): Promise<Bitco
   const { rows } = await sql<Row>`
     select idempotency_key, order_id, action, status, tx_hash, payload->>'txid' as first_txid, payload->>'bumps' as bumps, payload->'replacements' as replacements
     from relayer_jobs
-    where chain = ${chain} and payload->>'kind' = 'bitcoin' and status in ('queued', 'running', 'submitted')
+    where chain = ${chain} and payload->>'kind' = 'signed' and status in ('queued', 'running', 'submitted')
       and payload->>'bumps' is null
     order by id
   `.execute(db);
@@ -64,7 +67,7 @@ export async function bumpsOf(db: Db, chain: string, keys: readonly string[]): P
   const { rows } = await sql<Row>`
     select idempotency_key, order_id, action, status, tx_hash, payload->>'txid' as first_txid, payload->>'bumps' as bumps, payload->'replacements' as replacements
     from relayer_jobs
-    where chain = ${chain} and payload->>'kind' = 'bitcoin'
+    where chain = ${chain} and payload->>'kind' = 'signed'
       and payload->>'bumps' in (select jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb))
     order by id
   `.execute(db);
@@ -85,3 +88,81 @@ export async function replaceBitcoinTx(db: Db, idempotencyKey: string, from: str
   `.execute(db);
   return Number(result.numAffectedRows ?? 0n) === 1;
 }
+
+export interface BitcoinTxJob {
+  chain: string;
+  orderId?: string;
+  /** What the transaction does: fund, redeem, refund, instant-refund. */
+  action: string;
+  idempotencyKey: string;
+  rawTx: string;
+  txid: string;
+  /** The outpoints it spends: reserved from the wallet until the job settles. */
+  inputs: readonly Outpoint[];
+  /** For a fee bump (a CPFP child): the key of the job whose transaction it pays for. */
+  bumps?: string;
+  /** Replacements (BIP125) of the transaction at higher fees, signed up front, lowest first. */
+  replacements?: readonly TxVersion[];
+}
+
+export interface BitcoinPayload {
+  kind: 'signed';
+  txid: string;
+  inputs: Outpoint[];
+  bumps?: string;
+  replacements?: TxVersion[];
+}
+
+/** Writes a signed transaction's job, or returns the job already written under the same key. */
+export async function enqueueBitcoinTx(db: Db, tx: BitcoinTxJob): Promise<{ txid: string; created: boolean; status: string }> {
+  const payload: BitcoinPayload = {
+    kind: 'signed',
+    txid: tx.txid,
+    inputs: tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout })),
+    ...(tx.bumps ? { bumps: tx.bumps } : {}),
+    ...(tx.replacements?.length ? { replacements: tx.replacements.map((r) => ({ txid: r.txid, hex: r.hex, feeRate: r.feeRate })) } : {}),
+  };
+  const { rows } = await sql<{ tx_hash: string; status: string; created: boolean }>`
+    insert into relayer_jobs (chain, order_id, action, idempotency_key, payload, raw_tx, tx_hash, tx_hashes, signed_at)
+    values (${tx.chain}, ${tx.orderId ?? null}, ${tx.action}, ${tx.idempotencyKey}, ${JSON.stringify(payload)}::jsonb,
+      ${tx.rawTx}, ${tx.txid}, array[${tx.txid}::text], now())
+    on conflict (idempotency_key) do update set updated_at = relayer_jobs.updated_at
+    returning tx_hash, status, (xmax = 0) as created
+  `.execute(db);
+  const row = rows[0]!;
+  return { txid: row.tx_hash, created: row.created, status: row.status };
+}
+
+/** The raw transaction of a Bitcoin job, by key (what a rebroadcast sends). */
+export async function bitcoinJobTx(db: Db, idempotencyKey: string): Promise<{ txid: string; rawTx: string; status: string } | undefined> {
+  const { rows } = await sql<{ tx_hash: string; raw_tx: string; status: string }>`
+    select tx_hash, raw_tx, status from relayer_jobs where idempotency_key = ${idempotencyKey}
+  `.execute(db);
+  const row = rows[0];
+  return row && { txid: row.tx_hash, rawTx: row.raw_tx, status: row.status };
+}
+
+/**
+ * Runs `fn` in a transaction holding the chain's wallet lock (a transaction-scoped advisory lock):
+ * whoever picks outputs of the solver's wallet and writes the job spending them (instant-refund fees,
+ * the solver's fundings) does both under it, so two writers never pick the same
+ * output before either job reserves it.
+ */
+export function withWalletLock<T>(db: Db, chainKey: string, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`hashlock:bitcoin-wallet:${chainKey}`}))`.execute(trx);
+    return fn(trx);
+  });
+}
+
+/** Outpoints that unsettled jobs of the chain spend: the wallet must not select them again. */
+export async function reservedOutpoints(db: Db, chain: string): Promise<Set<string>> {
+  const { rows } = await sql<{ txid: string; vout: number }>`
+    select i->>'txid' as txid, (i->>'vout')::int as vout
+    from relayer_jobs j, jsonb_array_elements(j.payload->'inputs') i
+    where j.chain = ${chain} and j.payload->>'kind' = 'signed' and j.status in ('queued', 'running', 'submitted')
+  `.execute(db);
+  return new Set(rows.map((r) => outpointKey(r)));
+}
+
+export const outpointKey = (o: Outpoint): string => `${o.txid}:${o.vout}`;

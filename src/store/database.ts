@@ -12,6 +12,7 @@ import * as m0006 from './migrations/0006_relayer_transactions.ts';
 import * as m0007 from './migrations/0007_solver.ts';
 import * as m0008 from './migrations/0008_bitcoin_utxos.ts';
 import * as m0009 from './migrations/0009_job_signers.ts';
+import * as m0010 from './migrations/0010_signed_jobs.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_solver': m0007,
   '0008_bitcoin_utxos': m0008,
   '0009_job_signers': m0009,
+  '0010_signed_jobs': m0010,
 };
 
 const TEXT_TYPES = {

@@ -299,3 +299,8 @@ export async function delegateKeyCiphertext(db: Db, orderId: string): Promise<Ui
   const row = await db.selectFrom('orders').select('delegate_key_ciphertext').where('id', '=', orderId).executeTakeFirst();
   return row?.delegate_key_ciphertext ?? null;
 }
+
+/** The source's fully signed zero-fee instant refund (what Garden shows as `source_swap.instant_refund_tx`). */
+export async function setInstantRefundTx(db: Db, orderId: string, rawTx: string): Promise<void> {
+  await sql`update swaps set instant_refund_tx = ${rawTx} where order_id = ${orderId} and side = 'source'`.execute(db);
+}

@@ -29,13 +29,13 @@ async function ids(db: Db, q: SolverQuery, condition: RawBuilder<unknown>): Prom
 
 /**
  * No queued job for one of `actions` of the order is waiting, in flight or done: the step is taken,
- * and the order waits for the watcher to record it. A failed job's step is tried again. A
- * Bitcoin-family job is not sent by a queue's sender but (re)broadcast by the pass itself, so its
- * order stays in the pass.
+ * and the order waits for the watcher to record it. A failed job's step is tried again. A job
+ * written with its signed transaction (kind `signed`, a Bitcoin-family one) is (re)broadcast by the
+ * pass itself, so its order stays in the pass.
  */
 const noLiveJob = (...actions: string[]) =>
   sql`not exists (select 1 from relayer_jobs j where j.order_id = o.id and j.action in (${sql.join(actions.map((a) => sql`${a}`))})
-    and j.status <> 'failed' and j.payload->>'kind' is distinct from 'bitcoin')`;
+    and j.status <> 'failed' and j.payload->>'kind' is distinct from 'signed')`;
 
 /** Source initiated with enough confirmations, not redeemed or refunded; destination not initiated; no instant refund. */
 export const orderIdsToFund = (db: Db, q: SolverQuery) =>

@@ -1,13 +1,11 @@
-import { sql } from 'kysely';
 import { BitcoinRpcError, RPC_ERRORS, type BitcoinRpc } from './rpc.ts';
-import type { Outpoint } from './wallet-tx.ts';
 import type { Db } from '../../store/database.ts';
 import { spendsOf } from '../../store/bitcoin-utxos.ts';
 import { claimJobs, deferJob, markAttemptFailed, markSubmitted, type RelayerJob } from '../../store/relayer-jobs.ts';
 import { confirmJob, failJob } from '../../store/signed-txs.ts';
 import type { RelayerLog } from '../evm/sender.ts';
 import { LEASE_TTL_MS } from '../../lease-loop.ts';
-import type { TxVersion } from './rbf.ts';
+import { bitcoinJobTx, type BitcoinPayload } from '../../store/bitcoin-jobs.ts';
 
 /**
  * Bitcoin-family transactions go through the relayer's durable job queue (`relayer_jobs`) like EVM
@@ -16,84 +14,6 @@ import type { TxVersion } from './rbf.ts';
  * job from what the watcher recorded. One job per order and action (the idempotency key): asking
  * again returns the first transaction, never a second one paying the same thing.
  */
-
-export interface BitcoinTxJob {
-  chain: string;
-  orderId?: string;
-  /** What the transaction does: fund, redeem, refund, instant-refund. */
-  action: string;
-  idempotencyKey: string;
-  rawTx: string;
-  txid: string;
-  /** The outpoints it spends: reserved from the wallet until the job settles. */
-  inputs: readonly Outpoint[];
-  /** For a fee bump (a CPFP child): the key of the job whose transaction it pays for. */
-  bumps?: string;
-  /** Replacements (BIP125) of the transaction at higher fees, signed up front, lowest first. */
-  replacements?: readonly TxVersion[];
-}
-
-interface BitcoinPayload {
-  kind: 'bitcoin';
-  txid: string;
-  inputs: Outpoint[];
-  bumps?: string;
-  replacements?: TxVersion[];
-}
-
-/** Writes a signed transaction's job, or returns the job already written under the same key. */
-export async function enqueueBitcoinTx(db: Db, tx: BitcoinTxJob): Promise<{ txid: string; created: boolean; status: string }> {
-  const payload: BitcoinPayload = {
-    kind: 'bitcoin',
-    txid: tx.txid,
-    inputs: tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout })),
-    ...(tx.bumps ? { bumps: tx.bumps } : {}),
-    ...(tx.replacements?.length ? { replacements: tx.replacements.map((r) => ({ txid: r.txid, hex: r.hex, feeRate: r.feeRate })) } : {}),
-  };
-  const { rows } = await sql<{ tx_hash: string; status: string; created: boolean }>`
-    insert into relayer_jobs (chain, order_id, action, idempotency_key, payload, raw_tx, tx_hash, tx_hashes, signed_at)
-    values (${tx.chain}, ${tx.orderId ?? null}, ${tx.action}, ${tx.idempotencyKey}, ${JSON.stringify(payload)}::jsonb,
-      ${tx.rawTx}, ${tx.txid}, array[${tx.txid}::text], now())
-    on conflict (idempotency_key) do update set updated_at = relayer_jobs.updated_at
-    returning tx_hash, status, (xmax = 0) as created
-  `.execute(db);
-  const row = rows[0]!;
-  return { txid: row.tx_hash, created: row.created, status: row.status };
-}
-
-/** The raw transaction of a Bitcoin job, by key (what a rebroadcast sends). */
-export async function bitcoinJobTx(db: Db, idempotencyKey: string): Promise<{ txid: string; rawTx: string; status: string } | undefined> {
-  const { rows } = await sql<{ tx_hash: string; raw_tx: string; status: string }>`
-    select tx_hash, raw_tx, status from relayer_jobs where idempotency_key = ${idempotencyKey}
-  `.execute(db);
-  const row = rows[0];
-  return row && { txid: row.tx_hash, rawTx: row.raw_tx, status: row.status };
-}
-
-/**
- * Runs `fn` in a transaction holding the chain's wallet lock (a transaction-scoped advisory lock):
- * whoever picks outputs of the solver's wallet and writes the job spending them (instant-refund fees,
- * the solver's fundings) does both under it, so two writers never pick the same
- * output before either job reserves it.
- */
-export function withWalletLock<T>(db: Db, chainKey: string, fn: (trx: Db) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${`hashlock:bitcoin-wallet:${chainKey}`}))`.execute(trx);
-    return fn(trx);
-  });
-}
-
-/** Outpoints that unsettled jobs of the chain spend: the wallet must not select them again. */
-export async function reservedOutpoints(db: Db, chain: string): Promise<Set<string>> {
-  const { rows } = await sql<{ txid: string; vout: number }>`
-    select i->>'txid' as txid, (i->>'vout')::int as vout
-    from relayer_jobs j, jsonb_array_elements(j.payload->'inputs') i
-    where j.chain = ${chain} and j.payload->>'kind' = 'bitcoin' and j.status in ('queued', 'running', 'submitted')
-  `.execute(db);
-  return new Set(rows.map((r) => outpointKey(r)));
-}
-
-export const outpointKey = (o: Outpoint): string => `${o.txid}:${o.vout}`;
 
 /** Node answers to sendrawtransaction that mean the transaction is already out. */
 const ALREADY_KNOWN = /already in (the )?block ?chain|txn-already-in-mempool|txn-already-known|already have transaction/i;
@@ -164,7 +84,7 @@ export class BitcoinRelayer {
   private async handle(job: RelayerJob): Promise<void> {
     const { db, worker } = this.options;
     const payload = job.payload as BitcoinPayload;
-    if (payload.kind !== 'bitcoin') throw new Error(`job ${job.idempotencyKey} is not a Bitcoin-family transaction`);
+    if (payload.kind !== 'signed') throw new Error(`job ${job.idempotencyKey} is not a Bitcoin-family transaction`);
     const settled = await this.settlement(payload);
     if (settled.state === 'mined') return confirmJob(db, job.id, worker, settled.txid);
     if (settled.state === 'conflicted') return failJob(db, job.id, worker, 'another transaction spent its inputs', payload.txid);

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { hex } from '@scure/base';
-import { sql } from 'kysely';
 import { xOnlyPublicKeyOf } from './address.ts';
 import { htlcPayment, type HtlcScriptTerms } from './htlc.ts';
 import {
@@ -22,9 +21,9 @@ import type { SecretBox } from '../../orders/secret-box.ts';
 import { openServiceKey } from '../../orders/service-key.ts';
 import { utxosOf, type UtxoRecord } from '../../store/bitcoin-utxos.ts';
 import type { Db } from '../../store/database.ts';
-import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
+import { setInstantRefundTx, type OrderRecord, type SwapRecord } from '../../store/orders.ts';
 import { findJob, type RelayerJob } from '../../store/relayer-jobs.ts';
-import { enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from './broadcaster.ts';
+import { enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../../store/bitcoin-jobs.ts';
 import { checkClientRefundTx, type CheckedRefund } from './refund-tx-check.ts';
 import { instantRefundOpen, mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
 import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
@@ -213,7 +212,7 @@ export class BitcoinActions implements ClientActions {
           inputs: [...utxos, feeUtxo],
         });
         // What Garden shows as source_swap.instant_refund_tx: the zero-fee, fully signed transaction.
-        await sql`update swaps set instant_refund_tx = ${zeroFee.hex} where order_id = ${order.id} and side = 'source'`.execute(trx);
+        await setInstantRefundTx(trx, order.id, zeroFee.hex);
         return;
       }
       throw noFeeUtxo(source.chain, wallet);

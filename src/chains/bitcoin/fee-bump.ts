@@ -1,4 +1,5 @@
-import { bitcoinJobTx, broadcastBitcoinTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from './broadcaster.ts';
+import { broadcastBitcoinTx } from './broadcaster.ts';
+import { bitcoinJobTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../../store/bitcoin-jobs.ts';
 import type { RelayerLog } from '../evm/sender.ts';
 import { bumpsOf, replaceBitcoinTx, unsettledBitcoinJobs, type BitcoinJobRow } from '../../store/bitcoin-jobs.ts';
 import { utxosOf } from '../../store/bitcoin-utxos.ts';

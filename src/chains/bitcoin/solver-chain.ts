@@ -7,7 +7,8 @@ import { buildWalletTx, walletAddress, type Outpoint, type SignedTx, type Utxo }
 import type { Chain } from '../registry.ts';
 import type { SecretBox } from '../../orders/secret-box.ts';
 import { openServiceKey } from '../../orders/service-key.ts';
-import { bitcoinJobTx, broadcastBitcoinTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from './broadcaster.ts';
+import { broadcastBitcoinTx } from './broadcaster.ts';
+import { bitcoinJobTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../../store/bitcoin-jobs.ts';
 import { utxosOf } from '../../store/bitcoin-utxos.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord } from '../../store/orders.ts';
