@@ -24,7 +24,7 @@ import { sampleOrder, SOLVER, TEST_STRATEGIES, USER } from '../test/helpers/fixt
 import { createDatabase } from '../test/helpers/stores.ts';
 import { benchSettlement } from './settlement.ts';
 import { benchBitcoinWatcher } from './bitcoin-watcher.ts';
-import { findLitecoind } from '../src/devnet/litecoind.ts';
+import { findLitecoind } from '../src/chains/bitcoin/litecoind.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);

@@ -27,8 +27,9 @@ import {
 } from 'viem';
 import { HTLC_EVENTS } from '../src/chains/evm/htlc-events.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config.ts';
-import { startDev } from '../src/devnet/dev.ts';
-import { devAccount } from '../src/devnet/evm-devnet.ts';
+import { startDev, type Dev } from '../src/devnet/dev.ts';
+import type { EvmDeployment } from '../src/chains/evm/devnet.ts';
+import { devAccount } from '../src/devnet/accounts.ts';
 import type { StoreKind } from '../src/store/database.ts';
 import { signGaslessInitiate } from '../test/helpers/gasless.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
@@ -125,13 +126,14 @@ export async function settlementRun(
   if (database) process.env.HASHLOCK_SECRET_KEY ??= randomBytes(32).toString('hex');
   // One key stands for all the bench's clients: no per-key limit would fit them.
   const config = { ...loadServiceConfig(DEV_CONFIG_PATH, {}), port: 0, dataDir, databaseUrl: database?.url, logLevel: 'warn', rateLimits: undefined };
-  const dev = await startDev(config, { blockTimeSec: o.blockTimeSec });
-  const [eth, arb] = ['ethereum_localnet', 'arbitrum_localnet'].map((key) => {
-    const deployment = dev.chains.find((c) => c.chain === key)!;
+  const evmKeys = ['ethereum_localnet', 'arbitrum_localnet'];
+  const dev = await startDev(config, { blockTimeMs: Object.fromEntries(evmKeys.map((key) => [key, o.blockTimeSec * 1000])) });
+  const [eth, arb] = evmKeys.map((key) => {
+    const deployment = evmDeployment(dev, key);
     const client = createPublicClient({ transport: http(deployment.rpcUrl), cacheTime: 0, pollingInterval: 5 });
     return { deployment, client, observer: observeChain(deployment.rpcUrl.replace(/^http/, 'ws')) };
   }) as [Side, Side];
-  type Side = { deployment: (typeof dev.chains)[number]; client: PublicClient; observer: ChainObserver };
+  type Side = { deployment: EvmDeployment; client: PublicClient; observer: ChainObserver };
   // A slower source chain (Ethereum's 12 s blocks), the destination as before.
   if (o.sourceBlockTimeSec) await fetch(eth.deployment.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_setIntervalMining', params: [o.sourceBlockTimeSec] }) });
 
@@ -270,3 +272,9 @@ export async function settlementRun(
 }
 
 const hex0x = (s: string): string => (s.startsWith('0x') ? s : `0x${s}`).toLowerCase();
+
+/** The deployment of a local EVM chain of the dev service, as devnet.json records it. */
+function evmDeployment(dev: Dev, key: string): EvmDeployment {
+  const record = dev.chains.find((c) => c.chain.key === key)!.record as { chain_id: number; rpc_url: string; contracts: EvmDeployment['contracts'] };
+  return { chain: key, chainId: record.chain_id, rpcUrl: record.rpc_url, contracts: record.contracts };
+}

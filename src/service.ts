@@ -13,7 +13,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainContext, ChainRuntime } from './chains/adapter.ts';
 import { chainAdapter } from './chains/adapters.ts';
 import { Solver } from './solver/solver.ts';
-import { leasedLoop, runWorker, type LeasedLoop } from './lease-loop.ts';
+import { runWorker, type LeasedLoop } from './lease-loop.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { checkSolvers } from './solver/solver-config.ts';
 import { ConfigError } from './config/schema-check.ts';
@@ -115,14 +115,17 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     const ownSolver = findOwnSolver(config, registry);
     if (ownSolver && solverChains.length > 0) {
       const solver = new Solver(store.db, ownSolver.id, solverChains, secrets, { log: api.log.child({ worker: 'solver' }) });
-      const loop = leasedLoop({
-        db: store.db,
-        lease: `solver:${ownSolver.id}`,
-        holder: instance,
-        intervalMs: 1_000,
-        tick: (signal) => solver.tick(signal),
-        onError: (err) => api.log.error({ err }, 'solver pass failed'),
-      });
+      const loop = runWorker(
+        store.db,
+        {
+          lease: `solver:${ownSolver.id}`,
+          intervalMs: 1_000,
+          tick: async (signal) => {
+            await solver.tick(signal);
+          },
+        },
+        { holder: instance, onError: (err) => api.log.error({ err }, 'solver pass failed') },
+      );
       stoppers.push(() => loop.stop());
       stoppers.push(await store.listen('order_changed', { message: () => loop.wake(), connected: () => undefined }));
     }

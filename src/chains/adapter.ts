@@ -45,6 +45,8 @@ export interface ChainAdapter {
   readonly feeClaims?: boolean;
   /** The identity in this family's HTLCs of a private key (address, or x-only key), canonical. */
   partyOfKey?(chain: Chain, privateKey: Hex): string;
+  /** The family's part of `hashlock dev`: a local node for each of its chains in the localnet registry. */
+  devnet?: FamilyDevnet;
   /** Works the chain for the service: absent on families that only create orders so far. */
   connect?: (ctx: ChainContext) => ChainRuntime;
 }
@@ -95,4 +97,32 @@ export interface ClientActions {
   perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob>;
   /** The hashes a client signs for an instant refund (GET .../instant-refund-hash), where the family has them. */
   instantRefundHashes?(order: OrderRecord): Promise<string[]>;
+}
+
+/** What `hashlock dev` asks of a family for one local chain. */
+export interface FamilyDevnet {
+  /** Starts the chain's local node (its state kept in the data directory) with what the dev service needs on it; a reason when it cannot. */
+  start(chain: Chain, options: DevnetOptions): Promise<DevChain | { unavailable: string }>;
+}
+
+export interface DevnetOptions {
+  dataDir: string;
+  /** The dev accounts' keys: the same key is each role's on every chain. */
+  keys: { solver: Hex; relayer: Hex; user: Hex; feeSigner: Hex };
+  /** Milliseconds between blocks (the registry's block time by default); 0 mines only when asked. */
+  blockTimeMs: number;
+}
+
+/** One local chain of `hashlock dev`, running. */
+export interface DevChain {
+  chain: Chain;
+  /** The service's access to it (`chains.<key>` of the config). */
+  access: ChainAccessConfig;
+  /** Its entry under `chains` in devnet.json (RPC, chain id, contracts). */
+  record: Record<string, unknown>;
+  /** Fields of the accounts on this chain for devnet.json's `accounts.<role>`, when they differ from the EVM address. */
+  accounts?: { user?: Record<string, unknown>; solver?: Record<string, unknown> };
+  /** The line `hashlock dev` prints for it. */
+  describe: string;
+  stop(): Promise<void>;
 }

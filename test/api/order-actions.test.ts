@@ -6,7 +6,7 @@ import { encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
 import { refundTypedData } from '../../src/chains/evm/typed-data.ts';
-import { devAccount } from '../../src/devnet/evm-devnet.ts';
+import { devAccount } from '../../src/devnet/accounts.ts';
 import { instantRefundSigned } from '../../src/store/instant-refund-gate.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { localnetRegistry, randomHex32, SOLVER, USER } from '../helpers/fixtures.ts';

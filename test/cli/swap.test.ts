@@ -11,7 +11,7 @@ import { after, before, test, type TestContext } from 'node:test';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { bitcoinRpcFor } from '../../src/chains/bitcoin/rpc.ts';
 import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
-import { findLitecoind } from '../../src/devnet/litecoind.ts';
+import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 

@@ -25,7 +25,8 @@ import {
 } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import { contractArtifact, type ContractArtifact } from '../../src/chains/evm/contracts.ts';
-import { ANVIL_MNEMONIC, startAnvil, type AnvilNode } from '../../src/devnet/anvil.ts';
+import { startAnvil, type AnvilNode } from '../../src/chains/evm/anvil.ts';
+import { DEV_MNEMONIC } from '../../src/devnet/accounts.ts';
 
 export const CHAIN_ID = 31337;
 
@@ -84,7 +85,7 @@ export async function startChain() {
   });
   const client = createPublicClient({ chain, transport, cacheTime: 0 });
   const testClient = createTestClient({ chain, transport, mode: 'anvil' });
-  const account = (role: Role): HDAccount => mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: ROLES[role] });
+  const account = (role: Role): HDAccount => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: ROLES[role] });
   const addr = (role: Role): Address => account(role).address;
   const wallet = (role: Role) => createWalletClient({ account: account(role), chain, transport });
 

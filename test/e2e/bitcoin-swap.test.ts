@@ -9,8 +9,8 @@ import { signInstantRefundSighashes } from '../../src/chains/bitcoin/htlc-spend.
 import { BitcoinWatcher } from '../../src/chains/bitcoin/watcher.ts';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
-import { devAccount, privateKeyOf } from '../../src/devnet/evm-devnet.ts';
-import type { LitecoinNode } from '../../src/devnet/litecoind.ts';
+import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
+import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
 import { BitcoinRelayer } from '../../src/chains/bitcoin/broadcaster.ts';
 import { bitcoinJobTx } from '../../src/store/bitcoin-jobs.ts';
 import { BitcoinActions } from '../../src/chains/bitcoin/client-actions.ts';

@@ -10,9 +10,11 @@ import { after, before, test } from 'node:test';
 import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseEventLogs, type Address, type PublicClient } from 'viem';
 import { HTLC_EVENTS } from '../../src/chains/evm/htlc-events.ts';
 import { DEV_CONFIG_PATH, PACKAGE_ROOT } from '../../src/config/service-config.ts';
-import { freePort, startAnvil, type AnvilNode } from '../../src/devnet/anvil.ts';
-import { LOCAL_EVM_CHAINS } from '../../src/devnet/dev.ts';
-import { deployLocalnet, devAccount, privateKeyOf, type EvmDeployment } from '../../src/devnet/evm-devnet.ts';
+import { startAnvil, type AnvilNode } from '../../src/chains/evm/anvil.ts';
+import { freePort } from '../../src/devnet/free-port.ts';
+import { evmChainId } from '../../src/chains/evm/index.ts';
+import { deployLocalnet, type EvmDeployment } from '../../src/chains/evm/devnet.ts';
+import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import { loadRegistry } from '../../src/chains/registry.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { migrate, openStore } from '../../src/store/database.ts';
@@ -42,9 +44,11 @@ before(async () => {
   if (!databaseUrl) throw new Error('DATABASE_URL is not set: the crash test needs PostgreSQL');
   const registry = loadRegistry(resolve(PACKAGE_ROOT, 'config/registry.localnet.json'));
   chains = await Promise.all(
-    LOCAL_EVM_CHAINS.map(async ({ key, chainId }) => {
+    ['ethereum_localnet', 'arbitrum_localnet'].map(async (key) => {
+      const chain = registry.chain(key)!;
+      const chainId = Number(evmChainId(chain));
       const node = await startAnvil({ chainId });
-      const deployment = await deployLocalnet(registry.chain(key)!, node.rpcUrl, chainId);
+      const deployment = await deployLocalnet(chain, node.rpcUrl, chainId);
       await node.rpc('evm_setIntervalMining', [1]);
       return { node, deployment, client: createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0 }) };
     }),

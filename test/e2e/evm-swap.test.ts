@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { erc20Abi, getAddress, type Hex } from 'viem';
 import { htlcInitiateAbi } from '../../src/chains/evm/htlc-abi.ts';
-import { devAccount } from '../../src/devnet/evm-devnet.ts';
+import { devAccount } from '../../src/devnet/accounts.ts';
 import { ZERO_ADDRESS } from '../../src/chains/evm/htlc-reads.ts';
 import { instantRefundSigned } from '../../src/store/instant-refund-gate.ts';
 import { destinationFundingAt } from '../../src/store/solver-queries.ts';

@@ -4,6 +4,7 @@ import type { ChainAdapter } from '../adapter.ts';
 import { isXOnlyPublicKey, xOnlyPublicKeyOf } from './address.ts';
 import { INITIATE_REFUSAL } from './client-actions.ts';
 import { bitcoinHtlc } from './index.ts';
+import { bitcoinDevnet } from './devnet.ts';
 import { connectBitcoinChain } from './runtime.ts';
 
 /**
@@ -24,5 +25,6 @@ export const bitcoinAdapter: ChainAdapter = {
   instantRefundHashes: true,
   refusal: (action) => (action === 'initiate' ? INITIATE_REFUSAL : undefined),
   partyOfKey: (_chain, privateKey) => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2))),
+  devnet: bitcoinDevnet,
   connect: connectBitcoinChain,
 };

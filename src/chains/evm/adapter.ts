@@ -2,6 +2,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
 import { evmChainId, evmHtlc, normalizeEvmAddress } from './index.ts';
+import { evmDevnet } from './devnet.ts';
 import { connectEvmChain } from './runtime.ts';
 
 /** EVM chains: the HTLC and NativeHTLC contracts, a log watcher, and per-account transaction senders. */
@@ -22,5 +23,6 @@ export const evmAdapter: ChainAdapter = {
   servicePays: () => true,
   feeClaims: true,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
+  devnet: evmDevnet,
   connect: connectEvmChain,
 };

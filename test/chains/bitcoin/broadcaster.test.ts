@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { BitcoinRpc } from '../../../src/chains/bitcoin/rpc.ts';
-import { freePort } from '../../../src/devnet/anvil.ts';
-import type { LitecoinNode } from '../../../src/devnet/litecoind.ts';
+import { freePort } from '../../../src/devnet/free-port.ts';
+import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
 import { enqueueBitcoinTx } from '../../../src/store/bitcoin-jobs.ts';
 import type { Store } from '../../../src/store/database.ts';

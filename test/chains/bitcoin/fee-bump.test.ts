@@ -9,7 +9,7 @@ import { xOnlyPublicKeyOf } from '../../../src/chains/bitcoin/address.ts';
 import { BitcoinFeeBumper } from '../../../src/chains/bitcoin/fee-bump.ts';
 import { htlcAddress } from '../../../src/chains/bitcoin/htlc.ts';
 import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
-import type { LitecoinNode } from '../../../src/devnet/litecoind.ts';
+import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
 import { BitcoinSolverChain } from '../../../src/chains/bitcoin/solver-chain.ts';

@@ -13,7 +13,7 @@ import { htlcAddress } from '../../../src/chains/bitcoin/htlc.ts';
 import { bitcoinNetwork } from '../../../src/chains/bitcoin/network.ts';
 import type { TxVersion } from '../../../src/chains/bitcoin/rbf.ts';
 import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
-import { findLitecoind, startLitecoind, type LitecoinNode } from '../../../src/devnet/litecoind.ts';
+import { findLitecoind, startLitecoind, type LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
 import { BitcoinSolverChain } from '../../../src/chains/bitcoin/solver-chain.ts';

@@ -16,7 +16,7 @@ import { bitcoinNetwork } from '../../../src/chains/bitcoin/network.ts';
 import { BitcoinRpcError } from '../../../src/chains/bitcoin/rpc.ts';
 import { BitcoinWatcher, type BitcoinPollResult, type BitcoinRpcClient } from '../../../src/chains/bitcoin/watcher.ts';
 import type { Chain } from '../../../src/chains/registry.ts';
-import type { LitecoinNode } from '../../../src/devnet/litecoind.ts';
+import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { orderStatus, type OrderStatus } from '../../../src/orders/status.ts';
 import { orderIdsToFund } from '../../../src/store/solver-queries.ts';
 import { utxosOf } from '../../../src/store/bitcoin-utxos.ts';

@@ -6,7 +6,7 @@ import { erc20Abi, keccak256, parseTransaction, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId } from '../../../src/chains/evm/index.ts';
 import { initiateTypedData } from '../../../src/chains/evm/typed-data.ts';
-import { devAccount, privateKeyOf } from '../../../src/devnet/evm-devnet.ts';
+import { devAccount, privateKeyOf } from '../../../src/devnet/accounts.ts';
 import { EvmRelayer } from '../../../src/chains/evm/sender.ts';
 import { jobCall, type JobPayload } from '../../../src/chains/evm/jobs.ts';
 import { readSignedTx, saveSignedTx } from '../../../src/store/signed-txs.ts';

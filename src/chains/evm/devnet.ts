@@ -1,16 +1,12 @@
-import { createPublicClient, createWalletClient, getAddress, getContractAddress, http, parseUnits, type Address, type Hex } from 'viem';
-import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
-import { contractArtifact } from '../chains/evm/contracts.ts';
-import type { Chain } from '../chains/registry.ts';
-import { ANVIL_MNEMONIC } from './anvil.ts';
-
-/** Roles of anvil's funded dev accounts on the local chains. */
-export const DEV_ACCOUNTS = { deployer: 0, solver: 1, relayer: 2, user: 3, feeSigner: 4 } as const;
-
-export const devAccount = (role: keyof typeof DEV_ACCOUNTS): HDAccount =>
-  mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: DEV_ACCOUNTS[role] });
-
-export const privateKeyOf = (account: HDAccount): Hex => `0x${Buffer.from(account.getHdKey().privateKey!).toString('hex')}`;
+import { join } from 'node:path';
+import { createPublicClient, createWalletClient, getAddress, getContractAddress, http, parseUnits, type Address } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { contractArtifact } from './contracts.ts';
+import type { Chain } from '../registry.ts';
+import type { FamilyDevnet } from '../adapter.ts';
+import { startAnvil } from './anvil.ts';
+import { evmChainId } from './index.ts';
+import { devAccount } from '../../devnet/accounts.ts';
 
 export interface EvmDeployment {
   chain: string;
@@ -91,3 +87,37 @@ async function feeClaimAddress(client: ReturnType<typeof createPublicClient>, de
   if ((await client.getCode({ address })) === undefined) throw new Error('FeeClaim is missing from the saved chain state');
   return address;
 }
+
+/** How often the devnet's anvils save their state (they also save it on a clean exit). */
+export const ANVIL_STATE_INTERVAL_SEC = 2;
+
+/**
+ * An EVM chain of `hashlock dev`: an anvil node whose state is kept in the data directory (so a
+ * restart resumes; saved every few seconds as well as on exit, so a crash loses seconds of chain),
+ * the contracts and test tokens deployed with instant mining, then a block every `blockTimeMs`.
+ */
+export const evmDevnet: FamilyDevnet = {
+  async start(chain, options) {
+    const chainId = Number(evmChainId(chain));
+    const node = await startAnvil({ chainId, stateFile: join(options.dataDir, `anvil-${chain.key}.json`), stateIntervalSec: ANVIL_STATE_INTERVAL_SEC });
+    try {
+      const deployment = await deployLocalnet(chain, node.rpcUrl, chainId);
+      if (options.blockTimeMs > 0) await node.rpc('evm_setIntervalMining', [Math.max(1, Math.round(options.blockTimeMs / 1000))]);
+      return {
+        chain,
+        access: {
+          rpc_url: node.rpcUrl,
+          ws_url: node.rpcUrl.replace(/^http/, 'ws'),
+          relayer: privateKeyToAccount(options.keys.relayer).address,
+          fee_claim: deployment.contracts.feeClaim,
+        },
+        record: { chain_id: chainId, rpc_url: node.rpcUrl, contracts: deployment.contracts },
+        describe: `${node.rpcUrl} (chain id ${chainId})`,
+        stop: () => node.stop(),
+      };
+    } catch (err) {
+      await node.stop();
+      throw err;
+    }
+  },
+};

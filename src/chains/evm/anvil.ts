@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { freePort } from '../../devnet/free-port.ts';
 
 /** A running anvil node (a real local EVM chain) that this process started. */
 export interface AnvilNode {
@@ -27,9 +27,6 @@ async function jsonRpc(url: string, method: string, params: unknown[] = []): Pro
   return body.result;
 }
 
-/** anvil's own default dev mnemonic: accounts 0..9 are funded with 10,000 ether on start. */
-export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
-
 /** The anvil binary that @foundry-rs/anvil installs for this platform. */
 export function anvilBinary(): string {
   const require = createRequire(import.meta.url);
@@ -38,18 +35,6 @@ export function anvilBinary(): string {
   const binary = join(pkg, 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
   if (!existsSync(binary)) throw new Error(`anvil is not installed for ${platform} (${binary})`);
   return binary;
-}
-
-/** A free TCP port on the loopback interface. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
-import { BitcoinRpcError, bitcoinRpcFor, FALLBACK_FEE_SAT_PER_VB } from '../../src/chains/bitcoin/rpc.ts';
-import { litecoinNodeOrSkip } from '../helpers/litecoin.ts';
+import { BitcoinRpcError, bitcoinRpcFor, FALLBACK_FEE_SAT_PER_VB } from '../../../src/chains/bitcoin/rpc.ts';
+import { litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
 
 test('litecoind regtest starts with CSV and taproot active, mines, answers RPC errors with their codes, and takes a cookie or user:password', async (t) => {
   const node = await litecoinNodeOrSkip(t);

@@ -1,7 +1,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { walletAddress } from '../chains/bitcoin/wallet-tx.ts';
-import type { Chain } from '../chains/registry.ts';
+import { walletAddress } from './wallet-tx.ts';
+import type { Chain } from '../registry.ts';
+import type { FamilyDevnet } from '../adapter.ts';
+import { hexToBytes } from '@noble/curves/utils.js';
+import { xOnlyPublicKeyOf } from './address.ts';
 import { findLitecoind, startLitecoind, type LitecoinNode } from './litecoind.ts';
 
 export interface LitecoinDevnet {
@@ -68,3 +71,31 @@ export async function startLitecoinDevnet(options: {
     throw err;
   }
 }
+
+/**
+ * A Bitcoin-family chain of `hashlock dev`: the Litecoin Core regtest node when `litecoind` is
+ * installed (regtest is the one Bitcoin-family local chain), the solver's and the test user's
+ * key-path wallets funded on first start.
+ */
+export const bitcoinDevnet: FamilyDevnet = {
+  async start(chain, options) {
+    if (chain.network !== 'litecoin_regtest') return { unavailable: `${chain.key}: only a Litecoin regtest chain runs locally (network ${chain.network})` };
+    const solverKey = hexToBytes(options.keys.solver.slice(2));
+    const userKey = hexToBytes(options.keys.user.slice(2));
+    const devnet = await startLitecoinDevnet({ dataDir: options.dataDir, chain, solverKey, userKey, blockTimeMs: options.blockTimeMs });
+    if (!devnet) return { unavailable: `litecoind is not on the PATH: ${chain.key} stays off (install Litecoin Core, e.g. apt-get install litecoind)` };
+    const { node } = devnet;
+    return {
+      chain,
+      access: { rpc_url: node.rpcUrl, rpc_cookie_file: node.cookieFile },
+      record: { rpc_url: node.rpcUrl, rpc_cookie_file: node.cookieFile },
+      // The same private key is a taproot key here: its x-only key and key-path address.
+      accounts: {
+        user: { litecoin: { address: devnet.userWallet, x_only: xOnlyPublicKeyOf(userKey) } },
+        solver: { litecoin: { address: devnet.solverWallet } },
+      },
+      describe: `${node.rpcUrl} (regtest, cookie ${node.cookieFile})`,
+      stop: () => devnet.stop(),
+    };
+  },
+};
