@@ -74,6 +74,9 @@ export class BitcoinSolverChain implements SolverChain {
     const picked = await withWalletLock(this.db, this.chain.key, async (trx) => {
       if (await bitcoinJobTx(trx, key)) return undefined;
       const wallet = await walletCoins(trx, this.chain.key, this.wallet, addressScript(this.wallet, this.chain.network));
+      if (wallet.coins.length === 0 && wallet.atLimit > 0) {
+        throw new Error(`the wallet's ${wallet.atLimit} unconfirmed outputs are at the node's chain limit (${MEMPOOL_CHAIN_LIMIT}): funding after the next block`);
+      }
       const build = (splitChange?: { outputs: number; min: bigint }) =>
         buildWalletTx({
           privateKey: this.key,

@@ -28,6 +28,8 @@ export interface WalletCoins {
   descendants: ReadonlyMap<string, number>;
   /** The signed bytes of the unsettled transactions the unconfirmed coins descend from. */
   rawTxs: ReadonlyMap<string, string>;
+  /** Unconfirmed outputs left out because spending them would pass the node's limits. */
+  atLimit: number;
   /** How many unsettled transactions each one depends on, itself included (parents have fewer). */
   depth(txid: string): number;
 }
@@ -73,11 +75,13 @@ export async function walletCoins(db: Db, chain: string, wallet: string, walletS
     }
   }
   const spent = await recordedSpent(db, chain, change.map(({ txid, vout }) => ({ txid, vout })));
+  const unspentChange = change.filter((c) => !spent.has(key(c)));
+  const usable = unspentChange.filter((c) => fitsUnderLimits([c], descendants));
   const coins: WalletCoin[] = [
     ...recorded.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value, confirmed: true, ancestors: new Set<string>() })).sort(largestFirst),
-    ...change.filter((c) => !spent.has(key(c)) && fitsUnderLimits([c], descendants)).sort((a, b) => a.ancestors.size - b.ancestors.size || largestFirst(a, b)),
+    ...usable.sort((a, b) => a.ancestors.size - b.ancestors.size || largestFirst(a, b)),
   ];
-  return { coins, descendants, rawTxs: new Map(pending.map((p) => [p.txid, p.rawTx])), depth: (txid) => ancestorsOf(txid).size };
+  return { coins, descendants, atLimit: unspentChange.length - usable.length, rawTxs: new Map(pending.map((p) => [p.txid, p.rawTx])), depth: (txid) => ancestorsOf(txid).size };
 }
 
 /** Whether a transaction spending `inputs` stays under the node's ancestor and descendant limits. */
