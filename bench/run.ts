@@ -1,5 +1,6 @@
 // `npm run bench`: HTTP throughput of the API beside a bare Fastify route, on PGlite and PostgreSQL;
-// settlement latency and throughput; the Bitcoin-family watcher's cost per block as HTLCs grow.
+// settlement latency and throughput; the Bitcoin-family watcher's cost per block as HTLCs grow;
+// Litecoin <-> EVM settlement on litecoind regtest.
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,6 +26,7 @@ import { createDatabase } from '../test/helpers/stores.ts';
 import { benchSettlement } from './settlement.ts';
 import { benchBitcoinWatcher } from './bitcoin-watcher.ts';
 import { findLitecoind } from '../src/chains/bitcoin/litecoind.ts';
+import { benchLitecoinSettlement } from './litecoin-settlement.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -157,6 +159,7 @@ await bare.close();
 console.table(await benchSettlement());
 if (findLitecoind()) {
   for (const kind of kinds) console.table(await benchBitcoinWatcher(kind));
+  console.table(await benchLitecoinSettlement());
 } else {
   console.warn('litecoind is not on the PATH: the Bitcoin-family watcher is not benchmarked');
 }

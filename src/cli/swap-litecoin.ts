@@ -73,7 +73,19 @@ async function guarded<T>(wallet: LitecoinWallet, request: () => Promise<T>): Pr
 
 const call = <T>(wallet: LitecoinWallet, method: string, params: unknown[]): Promise<T> => guarded(wallet, () => wallet.rpc.call<T>(method, params));
 
-const scan = (wallet: LitecoinWallet): Promise<ScanResult> => call<ScanResult>(wallet, 'scantxoutset', ['start', [`addr(${wallet.address})`]]);
+/** The node runs one UTXO-set scan at a time, for every client: a scan asked meanwhile is refused and asked again. */
+const SCAN_BUSY = /scan already in progress/i;
+
+const scan = (wallet: LitecoinWallet): Promise<ScanResult> =>
+  guarded(wallet, async () => {
+    for (const until = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 20 + Math.random() * 80))) {
+      try {
+        return await wallet.rpc.call<ScanResult>('scantxoutset', ['start', [`addr(${wallet.address})`]]);
+      } catch (err) {
+        if (!(err instanceof BitcoinRpcError && SCAN_BUSY.test(err.message)) || Date.now() > until) throw err;
+      }
+    }
+  });
 
 /** The user's confirmed balance in litoshis: its outputs in the node's UTXO set. */
 export async function litecoinBalance(wallet: LitecoinWallet): Promise<bigint> {
@@ -94,8 +106,25 @@ async function spendableUtxos(wallet: LitecoinWallet): Promise<Utxo[]> {
   return utxos;
 }
 
-/** Pays exactly `amount` litoshis from the user's coins to `to` (the HTLC); returns the txid and fee. */
-export async function fundHtlc(wallet: LitecoinWallet, to: string, amount: bigint): Promise<{ txid: string; fee: bigint }> {
+/** Per wallet address, the funding in progress in this process: the next one picks its coins after it is sent. */
+const fundings = new Map<string, Promise<unknown>>();
+
+/**
+ * Pays exactly `amount` litoshis from the user's coins to `to` (the HTLC); returns the txid and fee.
+ * Fundings from one wallet run one after another, so two never pick the same output (the second sees
+ * the first's inputs spent in the mempool).
+ */
+export function fundHtlc(wallet: LitecoinWallet, to: string, amount: bigint): Promise<{ txid: string; fee: bigint }> {
+  const previous = fundings.get(wallet.address) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(() => fundOnce(wallet, to, amount));
+  fundings.set(wallet.address, next);
+  void next.finally(() => {
+    if (fundings.get(wallet.address) === next) fundings.delete(wallet.address);
+  }).catch(() => undefined);
+  return next;
+}
+
+async function fundOnce(wallet: LitecoinWallet, to: string, amount: bigint): Promise<{ txid: string; fee: bigint }> {
   const utxos = await spendableUtxos(wallet);
   if (utxos.length === 0) throw new SwapError(`the user's Litecoin wallet ${wallet.address} has no confirmed coins to spend: wait for the next block`);
   const feeRate = await guarded(wallet, () => wallet.rpc.feeRate());

@@ -19,6 +19,7 @@ export interface LitecoinDevnet {
 /** What `hashlock dev` funds on a fresh regtest chain, in litoshis. */
 export const SOLVER_FUNDS = 100_00000000n;
 export const USER_FUNDS = 10_00000000n;
+const SOLVER_OUTPUTS = 4n;
 
 const coins = (sats: bigint) => Number(sats) / 1e8;
 
@@ -43,7 +44,8 @@ export async function startLitecoinDevnet(options: {
     const userWallet = walletAddress(options.userKey, network);
     const marker = join(options.dataDir, 'litecoin', 'funded');
     if (!existsSync(marker)) {
-      await node.rpc.call('sendtoaddress', [solverWallet, coins(SOLVER_FUNDS)]);
+      // In several outputs: each confirmed output can carry its own chain of unconfirmed fundings.
+      for (let i = 0n; i < SOLVER_OUTPUTS; i++) await node.rpc.call('sendtoaddress', [solverWallet, coins(SOLVER_FUNDS / SOLVER_OUTPUTS)]);
       await node.rpc.call('sendtoaddress', [userWallet, coins(USER_FUNDS)]);
       await node.mine(1);
       writeFileSync(marker, `${solverWallet}\n${userWallet}\n`);

@@ -3,18 +3,22 @@ import { htlcAddress } from './htlc.ts';
 import { buildRedeemTx, buildRefundTx } from './htlc-spend.ts';
 import type { BitcoinRpc } from './rpc.ts';
 import { clientAddress, swapScriptTerms } from './swap-terms.ts';
-import { buildWalletTx, walletAddress, type Outpoint, type SignedTx, type Utxo } from './wallet-tx.ts';
+import { addressScript, buildWalletTx, walletAddress, type Outpoint, type SignedTx, type Utxo } from './wallet-tx.ts';
 import type { Chain } from '../registry.ts';
 import type { SecretBox } from '../../orders/secret-box.ts';
 import { openServiceKey } from '../../orders/service-key.ts';
 import { broadcastBitcoinTx } from './broadcaster.ts';
-import { bitcoinJobTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../../store/bitcoin-jobs.ts';
+import { bitcoinJobTx, enqueueBitcoinTx, withWalletLock } from '../../store/bitcoin-jobs.ts';
 import { utxosOf } from '../../store/bitcoin-utxos.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord } from '../../store/orders.ts';
 import type { SolverChain, SourceCheck } from '../../solver/solver.ts';
 import { BitcoinFeeBumper, type FeeBumpOptions } from './fee-bump.ts';
 import { feeLadder, type TxVersion } from './rbf.ts';
+import { fitsUnderLimits, MEMPOOL_CHAIN_LIMIT, walletCoins } from './wallet-coins.ts';
+
+/** How many spendable outputs the solver keeps its wallet spread over (the change is split below it). */
+export const WALLET_SPREAD = 16;
 
 /**
  * The solver on one Bitcoin-family chain. Its wallet is the key-path P2TR address of its key, whose
@@ -72,25 +76,46 @@ export class BitcoinSolverChain implements SolverChain {
   async fundDestination(order: OrderRecord): Promise<void> {
     const feeRate = await this.rpc.feeRate();
     const key = `${order.id}:fund`;
+    const amount = BigInt(order.destination.amount);
     // Picking the wallet's outputs and writing the job that spends them happen under the wallet lock,
-    // so an instant-refund fee input never takes the same output.
-    const tx = await withWalletLock(this.db, this.chain.key, async (trx) => {
+    // so an instant-refund fee input never takes the same output, nor do two fundings.
+    const picked = await withWalletLock(this.db, this.chain.key, async (trx) => {
       if (await bitcoinJobTx(trx, key)) return undefined;
-      const reserved = await reservedOutpoints(trx, this.chain.key);
-      const coins = (await utxosOf(trx, this.chain.key, this.wallet, { unspent: true })).filter((u) => !reserved.has(outpointKey(u)));
-      const built = buildWalletTx({
-        privateKey: this.key,
-        network: this.chain.network,
-        utxos: coins,
-        to: { address: order.destination.swapId, amount: BigInt(order.destination.amount) },
-        feeRate,
-        changeAddress: this.wallet,
-      });
+      const wallet = await walletCoins(trx, this.chain.key, this.wallet, addressScript(this.wallet, this.chain.network));
+      if (wallet.coins.length === 0 && wallet.atLimit > 0) {
+        throw new Error(`the wallet's ${wallet.atLimit} unconfirmed outputs are at the node's chain limit (${MEMPOOL_CHAIN_LIMIT}): funding after the next block`);
+      }
+      const build = (splitChange?: { outputs: number; min: bigint }) =>
+        buildWalletTx({
+          privateKey: this.key,
+          network: this.chain.network,
+          utxos: wallet.coins,
+          inOrder: true,
+          to: { address: order.destination.swapId, amount },
+          feeRate,
+          changeAddress: this.wallet,
+          ...(splitChange ? { splitChange } : {}),
+        });
+      let built = build();
+      // Few spendable outputs left: the change is split so that the next fundings, in this block
+      // interval and after it, spend outputs of their own rather than chaining on one.
+      const left = wallet.coins.length - built.spent.length;
+      if (left < WALLET_SPREAD) built = build({ outputs: WALLET_SPREAD - left, min: amount });
+      const inputs = built.spent.map((o) => wallet.coins.find((c) => c.txid === o.txid && c.vout === o.vout)!);
+      if (!fitsUnderLimits(inputs, wallet.descendants)) {
+        throw new Error(`the wallet's unconfirmed transactions are at the node's chain limit (${MEMPOOL_CHAIN_LIMIT}): funding after the next block`);
+      }
       await enqueueBitcoinTx(trx, { chain: this.chain.key, orderId: order.id, action: 'fund', idempotencyKey: key, rawTx: built.hex, txid: built.txid, inputs: built.spent });
-      return built;
+      // Its unconfirmed parents, oldest first: each was broadcast by whoever wrote it, maybe not yet.
+      const parents = [...new Set(inputs.flatMap((c) => [...c.ancestors]))].sort((a, b) => wallet.depth(a) - wallet.depth(b));
+      return { tx: built, parents: parents.map((txid) => wallet.rawTxs.get(txid)).filter((raw): raw is string => raw !== undefined) };
     });
-    if (tx) await broadcastBitcoinTx(this.rpc, tx.hex);
-    else await this.resend(key);
+    if (!picked) {
+      await this.resend(key);
+      return;
+    }
+    for (const raw of picked.parents) await broadcastBitcoinTx(this.rpc, raw).catch(() => undefined);
+    await broadcastBitcoinTx(this.rpc, picked.tx.hex);
   }
 
   async redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean> {

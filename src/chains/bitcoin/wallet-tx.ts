@@ -228,13 +228,31 @@ export interface WalletTxParams {
   /** sat/vB */
   feeRate: bigint;
   changeAddress: string;
+  /** Spend the UTXOs in the order given instead of largest first. */
+  inOrder?: boolean;
+  /**
+   * Split the change into up to `outputs` equal outputs of at least `min` each (and of the dust limit),
+   * so that later spends need not chain on one unconfirmed output. One change output by default.
+   */
+  splitChange?: { outputs: number; min: bigint };
 }
 
 export interface WalletTx extends SignedTx {
   /** The UTXOs the transaction spends, in input order. */
   spent: Outpoint[];
-  /** The change output (always vout 1), or undefined when the change would have been dust. */
+  /** The first change output (always vout 1), or undefined when the change would have been dust. */
   change: Utxo | undefined;
+  /** Every change output (vout 1 onwards). */
+  changes: Utxo[];
+}
+
+/** `change` cut into at most `outputs` pieces of at least `min`, the remainder on the last (one piece at least). */
+export function changePieces(change: bigint, split: { outputs: number; min: bigint } | undefined): bigint[] {
+  const wanted = BigInt(Math.max(1, Math.floor(split?.outputs ?? 1)));
+  const min = split && split.min > 0n ? split.min : 1n;
+  const count = change / min < wanted ? (change / min > 0n ? change / min : 1n) : wanted;
+  const piece = change / count;
+  return Array.from({ length: Number(count) }, (_, i) => (i === Number(count) - 1 ? change - piece * (count - 1n) : piece));
 }
 
 function largestFirst(a: Utxo, b: Utxo): number {
@@ -244,8 +262,9 @@ function largestFirst(a: Utxo, b: Utxo): number {
 
 /**
  * A signed transaction from a key-path P2TR wallet paying exactly `to.amount` to `to.address` (vout 0),
- * the change to `changeAddress` (vout 1) and rate × vsize as fee. Coins are selected largest first
- * (ties by outpoint) until they cover the amount and fee; change below the dust limit goes to the fee.
+ * the change to `changeAddress` (vout 1, or vouts 1.. when split) and rate × vsize as fee. Coins are
+ * selected largest first (ties by outpoint; or in the order given) until they cover the amount and fee;
+ * change below the dust limit goes to the fee.
  * Throws when the UTXOs cannot pay.
  */
 export function buildWalletTx(params: WalletTxParams): WalletTx {
@@ -258,7 +277,9 @@ export function buildWalletTx(params: WalletTxParams): WalletTx {
     throw new Error(`wallet tx: amount must be a bigint of at least the dust limit ${dustThreshold(target.script, network)}`);
   }
   const changeScript = addressScript(params.changeAddress, network);
-  const sorted = [...params.utxos].sort(largestFirst);
+  const dust = dustThreshold(changeScript, network);
+  const split = params.splitChange && { outputs: params.splitChange.outputs, min: params.splitChange.min > dust ? params.splitChange.min : dust };
+  const sorted = params.inOrder ? [...params.utxos] : [...params.utxos].sort(largestFirst);
   let total = 0n;
   for (const [index, utxo] of sorted.entries()) {
     total += utxo.value;
@@ -266,15 +287,12 @@ export function buildWalletTx(params: WalletTxParams): WalletTx {
     const chosen = sorted.slice(0, index + 1);
     const inputs = chosen.map((utxo) => walletInput(utxo, privateKey, network));
     const settled = settleChange(total - to.amount, feeRate, changeScript, network, (change, draft) =>
-      buildTx(inputs, change === undefined ? [target] : [target, { script: changeScript, amount: change }], draft),
+      buildTx(inputs, change === undefined ? [target] : [target, ...changePieces(change, split).map((amount) => ({ script: changeScript, amount }))], draft),
     );
     if (!settled) continue;
     const result = signedTx(settled.tx);
-    return {
-      ...result,
-      spent: chosen.map(({ txid, vout }) => ({ txid, vout })),
-      change: settled.change === undefined ? undefined : { txid: result.txid, vout: 1, value: settled.change },
-    };
+    const changes = settled.change === undefined ? [] : changePieces(settled.change, split).map((value, i) => ({ txid: result.txid, vout: 1 + i, value }));
+    return { ...result, spent: chosen.map(({ txid, vout }) => ({ txid, vout })), change: changes[0], changes };
   }
   throw new Error(`wallet tx: UTXOs worth ${total} sats cannot pay ${to.amount} plus the fee at ${feeRate} sat/vB`);
 }

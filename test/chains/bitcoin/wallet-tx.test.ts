@@ -9,6 +9,7 @@ import {
   addressScript,
   buildTx,
   buildWalletTx,
+  changePieces,
   dustThreshold,
   signedTx,
   walletAddress,
@@ -28,6 +29,25 @@ async function mempoolEntry(node: LitecoinNode, txid: string): Promise<{ vsize: 
   const entry = await node.rpc.call<{ vsize: number; fees: { base: number } }>('getmempoolentry', [txid]);
   return { vsize: entry.vsize, fee: satoshis(entry.fees.base) };
 }
+
+test('change split into equal pieces of at least the minimum, the remainder on the last', () => {
+  assert.deepEqual(changePieces(1_000n, undefined), [1_000n]);
+  assert.deepEqual(changePieces(1_000n, { outputs: 3, min: 100n }), [333n, 333n, 334n]);
+  // Fewer pieces when the minimum does not allow as many; one piece at least.
+  assert.deepEqual(changePieces(1_000n, { outputs: 8, min: 400n }), [500n, 500n]);
+  assert.deepEqual(changePieces(300n, { outputs: 8, min: 400n }), [300n]);
+  const key = schnorr.utils.randomSecretKey();
+  const own = walletAddress(key, NETWORK);
+  const utxos: Utxo[] = [{ txid: 'ab'.repeat(32), vout: 0, value: 10_000_000n }, { txid: 'cd'.repeat(32), vout: 1, value: 50_000_000n }];
+  const to = { address: walletAddress(schnorr.utils.randomSecretKey(), NETWORK), amount: 1_000_000n };
+  const tx = buildWalletTx({ privateKey: key, network: NETWORK, utxos, inOrder: true, to, feeRate: 2n, changeAddress: own, splitChange: { outputs: 4, min: 1_000_000n } });
+  assert.deepEqual(tx.spent, [{ txid: 'ab'.repeat(32), vout: 0 }], 'the first UTXO given, not the largest');
+  assert.equal(tx.changes.length, 4);
+  assert.deepEqual(tx.changes.map((c) => c.vout), [1, 2, 3, 4]);
+  assert.equal(tx.changes.reduce((sum, c) => sum + c.value, 0n), 10_000_000n - 1_000_000n - tx.fee);
+  assert.ok(tx.fee >= 2n * BigInt(tx.vsize));
+  assert.deepEqual(tx.change, tx.changes[0]);
+});
 
 test('dust thresholds follow each node family: Litecoin Core ten times Bitcoin Core', () => {
   const key = schnorr.utils.randomSecretKey();
