@@ -42,3 +42,11 @@ export async function fundAddress(node: LitecoinNode, address: string, value: bi
   assert.equal(satoshis(out.value), value);
   return { txid, vout: out.n, value };
 }
+
+/** Polls the watcher until it has read every block and the mempool. */
+export async function syncWatcher(watcher: { poll(): Promise<{ to: bigint; head: bigint }> }): Promise<void> {
+  for (;;) {
+    const read = await watcher.poll();
+    if (read.to >= read.head) return;
+  }
+}

@@ -34,7 +34,7 @@ import { findJob } from '../../../src/store/relayer-jobs.ts';
 import { setSolverBalance } from '../../../src/store/solvers.ts';
 import { TEST_PRICES } from '../../helpers/api.ts';
 import { localnetRegistry, randomHex32, seedBasics, SOLVER, TEST_STRATEGIES, USER } from '../../helpers/fixtures.ts';
-import { litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
+import { litecoinNodeOrSkip, syncWatcher } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 
 const CHAIN = 'litecoin_localnet';
@@ -121,13 +121,7 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
     }
   });
 
-  /** Polls the watcher until it has read every block and the mempool. */
-  async function sync(): Promise<void> {
-    for (;;) {
-      const result = await watcher.poll();
-      if (result.to >= result.head) return;
-    }
-  }
+  const sync = () => syncWatcher(watcher);
   async function mine(blocks: number): Promise<void> {
     await ltc.mine(blocks);
     await sync();

@@ -17,7 +17,7 @@ import type { Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder } from '../../../src/store/orders.ts';
 import { findJob } from '../../../src/store/relayer-jobs.ts';
 import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
-import { fundAddress, litecoinNodeForSuite } from '../../helpers/litecoin.ts';
+import { fundAddress, litecoinNodeForSuite, syncWatcher } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 
 const CHAIN = 'litecoin_localnet';
@@ -61,12 +61,7 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
   });
   after(() => store?.close());
 
-  const sync = async () => {
-    for (;;) {
-      const r = await watcher.poll();
-      if (r.to >= r.head) return;
-    }
-  };
+  const sync = () => syncWatcher(watcher);
   const mempool = () => ltc.rpc.call<string[]>('getrawmempool');
   const rawTx = (txid: string) => ltc.rpc.call<RawTx>('getrawtransaction', [txid, true]);
   /** Mines blocks holding none of the mempool's transactions. */

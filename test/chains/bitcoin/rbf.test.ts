@@ -22,7 +22,7 @@ import type { Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder } from '../../../src/store/orders.ts';
 import { findJob } from '../../../src/store/relayer-jobs.ts';
 import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
-import { fundAddress } from '../../helpers/litecoin.ts';
+import { fundAddress, syncWatcher } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 
 const CHAIN = 'litecoin_localnet';
@@ -69,12 +69,7 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
   });
   after(() => store?.close());
 
-  const sync = async () => {
-    for (;;) {
-      const r = await watcher.poll();
-      if (r.to >= r.head) return;
-    }
-  };
+  const sync = () => syncWatcher(watcher);
   const mempool = () => ltc.rpc.call<string[]>('getrawmempool');
 
   /** An order whose Litecoin destination HTLC is funded and mined, the client's key held by the service; the solver redeems it for the client. */
