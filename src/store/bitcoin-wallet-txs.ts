@@ -15,7 +15,7 @@ export interface PendingBitcoinTx {
 export async function pendingBitcoinTxs(db: Db, chain: string): Promise<PendingBitcoinTx[]> {
   const { rows } = await sql<{ tx_hash: string; raw_tx: string; inputs: Array<{ txid: string; vout: number }> | null }>`
     select tx_hash, raw_tx, payload->'inputs' as inputs from relayer_jobs
-    where chain = ${chain} and payload->>'kind' = 'bitcoin' and status in ('queued', 'running', 'submitted') and raw_tx <> ''
+    where chain = ${chain} and payload->>'kind' = 'signed' and status in ('queued', 'running', 'submitted') and raw_tx <> ''
   `.execute(db);
   return rows.map((r) => ({ txid: r.tx_hash, rawTx: r.raw_tx, inputs: (r.inputs ?? []).map((i) => ({ txid: i.txid, vout: Number(i.vout) })) }));
 }
