@@ -185,7 +185,13 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         onError: (err) => api.log.error({ err }, 'solver pass failed'),
       });
       stoppers.push(() => loop.stop());
-      const unlisten = await store.listen('order_changed', { message: () => loop.wake(), connected: () => undefined });
+      const unlisten = await store.listen('order_changed', {
+        message: (orderId) => {
+          solver.touch(orderId);
+          loop.wake();
+        },
+        connected: () => undefined,
+      });
       stoppers.push(unlisten);
     }
 

@@ -14,11 +14,11 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { LEASE_TTL_MS, leasedLoop, type LeasedLoop } from '../lease-loop.ts';
 import type { Db } from '../store/database.ts';
-import { claimJobs, markAttemptFailed, markSubmitted, type RelayerJob } from '../store/relayer-jobs.ts';
+import { claimJobs, markAttemptFailed, markSubmitted, markSubmittedMany, requeueJob, type RelayerJob } from '../store/relayer-jobs.ts';
 import type { JobSigner } from '../store/schema.ts';
 import { classifyBroadcastError, describeChainError } from './chain-errors.ts';
 import { jobCall, parsePayload, type EvmCall } from './jobs.ts';
-import { clearSignedTx, confirmJob, failJob, nextUnusedNonce, readSignedTx, saveSignedTx, type SignedTx } from './signed-txs.ts';
+import { clearSignedTx, confirmJob, failJob, nextUnusedNonce, readSignedTx, saveSignedTx, saveSignedTxs, type SignedTx } from './signed-txs.ts';
 
 /** pino's logger fits this; the relayer logs job ids, hashes and short errors, never payloads. */
 export interface RelayerLog {
@@ -55,7 +55,7 @@ export interface EvmRelayerOptions {
    * capped to it, and a transaction already at the cap is not bumped, it waits for fees to fall.
    */
   maxFeePerGas?: bigint;
-  /** Jobs claimed per tick (default 20). */
+  /** Jobs claimed per tick (default 50). */
   batch?: number;
   log?: RelayerLog;
 }
@@ -96,9 +96,9 @@ export class EvmRelayer {
     this.address = this.account.address;
     const signer = options.signer ?? 'relayer';
     this.lease = senderLease(options.chain, signer);
-    this.batch = options.batch ?? 20;
+    this.batch = options.batch ?? 50;
     this.worker = options.worker ?? `${this.lease}:${randomUUID()}`;
-    this.client = createPublicClient({ transport: http(options.rpcUrl), cacheTime: 0 });
+    this.client = createPublicClient({ transport: http(options.rpcUrl, { batch: true }), cacheTime: 0 });
     this.log = options.log ?? silent;
     this.feeCap = options.maxFeePerGas;
     this.o = {
@@ -115,28 +115,43 @@ export class EvmRelayer {
 
   /**
    * One pass over the due jobs, oldest first (so nonces follow the queue). Returns how many it took;
-   * a full batch means more may be due at once.
+   * a full batch means more may be due at once. `only: 'new'` takes the jobs that need a transaction
+   * and nothing else; `only: 'follow-up'` takes those holding one, and gives a job whose nonce went to
+   * another transaction back to the queue instead of signing it (so that signing stays with one loop).
    */
-  async tick(): Promise<number> {
-    const jobs = await claimJobs(this.db, { chain: this.o.chain, signer: this.o.signer, worker: this.worker, leaseMs: this.o.leaseMs, limit: this.batch });
-    // Jobs with a transaction are followed up at once; those that need one are signed together below.
-    const unsigned: Unsigned[] = [];
-    await Promise.all(
-      jobs.map((job) =>
-        this.guarded(job, async () => {
-          let call: EvmCall;
-          try {
-            call = jobCall(parsePayload(job.payload));
-          } catch (err) {
-            return failJob(this.db, job.id, this.worker, `bad job: ${describeChainError(err)}`);
-          }
-          const signed = await readSignedTx(this.db, job.id);
-          if (!signed || (await this.followUp(job, call, signed)) === 'sign-again') unsigned.push({ job, call });
-        }),
-      ),
+  async tick(only?: 'new' | 'follow-up'): Promise<number> {
+    const jobs = await claimJobs(this.db, {
+      chain: this.o.chain,
+      signer: this.o.signer,
+      worker: this.worker,
+      leaseMs: this.o.leaseMs,
+      limit: this.batch,
+      newFirst: true,
+      ...(only ? { withTx: only === 'follow-up' } : {}),
+    });
+    const fresh: Unsigned[] = [];
+    const held: Unsigned[] = [];
+    const bad: Array<Promise<void>> = [];
+    for (const job of jobs) {
+      try {
+        (job.hasTx ? held : fresh).push({ job, call: jobCall(parsePayload(job.payload)) });
+      } catch (err) {
+        bad.push(this.guarded(job, () => failJob(this.db, job.id, this.worker, `bad job: ${describeChainError(err)}`)));
+      }
+    }
+    // New jobs are signed and sent at once, while the jobs with a transaction are followed up; those
+    // whose nonce went to another transaction are signed afresh after both.
+    const again: Unsigned[] = [];
+    const followUps = held.map((item) =>
+      this.guarded(item.job, async () => {
+        const signed = await readSignedTx(this.db, item.job.id);
+        if (!signed || (await this.followUp(item.job, item.call, signed)) === 'sign-again') again.push(item);
+      }),
     );
-    unsigned.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
-    await this.sendNew(unsigned);
+    await Promise.all([this.sendNew(fresh), ...followUps, ...bad]);
+    again.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
+    if (only === 'follow-up') await Promise.all(again.map(({ job }) => this.guarded(job, () => requeueJob(this.db, job.id, this.worker))));
+    else await this.sendNew(again);
     return jobs.length;
   }
 
@@ -155,6 +170,11 @@ export class EvmRelayer {
    */
   private async sendNew(items: readonly Unsigned[]): Promise<void> {
     if (items.length === 0) return;
+    // The simulations, the fees and the next nonce in one round of reads (one batch over HTTP).
+    const nonceRead = this.nextNonce();
+    const feesRead = this.client.estimateFeesPerGas();
+    nonceRead.catch(() => undefined);
+    feesRead.catch(() => undefined);
     const simulated = await Promise.all(
       items.map(({ call }) => this.client.estimateGas({ account: this.address, to: call.to, data: call.data, value: call.value ?? 0n }).then((gas) => ({ gas }), (error: unknown) => ({ error }))),
     );
@@ -169,20 +189,36 @@ export class EvmRelayer {
     await Promise.all(refused);
     ready.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
     if (ready.length === 0) return;
-    const fees = this.capped(await this.client.estimateFeesPerGas());
-    let nonce = await this.nextNonce();
-    const signed: Array<{ job: RelayerJob; tx: { raw: Hex; hash: Hex; nonce: bigint } }> = [];
-    for (const { job, call, gas } of ready) {
-      const tx = await this.sign(call, { nonce, gas: (gas * 12n) / 10n, ...fees });
-      if (!(await saveSignedTx(this.db, job, this.worker, tx))) continue; // lost the job: another worker has it, and the nonce stays free
-      signed.push({ job, tx });
-      nonce++;
+    const fees = this.capped(await feesRead);
+    let nonce = await nonceRead;
+    let signed: Array<{ job: RelayerJob; tx: { raw: Hex; hash: Hex; nonce: bigint } }> = [];
+    for (const { job, call, gas } of ready) signed.push({ job, tx: await this.sign(call, { nonce: nonce++, gas: (gas * 12n) / 10n, ...fees }) });
+    // Stored before anything is sent, all in one write.
+    const saved = await saveSignedTxs(this.db, this.worker, signed.map(({ job, tx }) => ({ jobId: job.id, ...tx })));
+    const gap = signed.findIndex(({ job }) => !saved.has(job.id));
+    if (gap >= 0) {
+      // A job was lost (another worker has it): its nonce stays free, so the ones signed after it
+      // could not be mined. They are sent nowhere, forget their transactions, and sign again.
+      const after = signed.slice(gap).filter(({ job }) => saved.has(job.id));
+      await Promise.all(
+        after.map(({ job }) =>
+          this.guarded(job, async () => {
+            await clearSignedTx(this.db, job.id, this.worker);
+            await requeueJob(this.db, job.id, this.worker);
+          }),
+        ),
+      );
+      signed = signed.slice(0, gap);
     }
+    const accepted: Array<{ id: string; txHash: Hex; nonce: bigint }> = [];
     await Promise.all(
       signed.map(({ job, tx }) =>
         this.guarded(job, async () => {
           const sent = await this.broadcast(tx.raw);
-          if (sent === 'accepted' || sent === 'unknown') return this.submitted(job, tx.hash, tx.nonce);
+          if (sent === 'accepted' || sent === 'unknown') {
+            accepted.push({ id: job.id, txHash: tx.hash, nonce: tx.nonce });
+            return;
+          }
           // Refused: this transaction is not pending anywhere, and it is the only one of its nonce this job
           // signed. A later job's nonce may now wait on this one's: the next signing fills the gap.
           await clearSignedTx(this.db, job.id, this.worker);
@@ -191,6 +227,7 @@ export class EvmRelayer {
         }),
       ),
     );
+    await markSubmittedMany(this.db, this.worker, accepted, this.o.recheckMs);
   }
 
   /**
@@ -346,20 +383,32 @@ interface Unsigned {
 }
 
 /**
- * Runs a sender under its lease (`leasedLoop`): a tick every `intervalMs` (default 500 ms), at once on
- * `wake()` (a job was enqueued), and again at once after a full batch.
+ * Runs a sender as two loops, each under its own lease (`leasedLoop`): one signs and sends new jobs,
+ * at once on `wake()` (a job was enqueued); the other follows up the jobs in flight (receipts, fee
+ * bumps, resends). A new job therefore never waits behind the follow-ups of a busy queue. Each ticks
+ * every `intervalMs` (default 500 ms) as well, and again at once after a full batch.
  */
 export function runSender(sender: EvmRelayer, options: { holder: string; intervalMs?: number; onError: (error: unknown) => void }): LeasedLoop {
-  const loop: LeasedLoop = leasedLoop({
-    db: sender.db,
-    lease: sender.lease,
-    holder: options.holder,
-    intervalMs: options.intervalMs ?? 500,
-    tick: async () => {
-      const n = await sender.tick();
-      if (n >= sender.batch) loop.wake();
+  const run = (lease: string, only: 'new' | 'follow-up'): LeasedLoop => {
+    const loop: LeasedLoop = leasedLoop({
+      db: sender.db,
+      lease,
+      holder: options.holder,
+      intervalMs: options.intervalMs ?? 500,
+      tick: async () => {
+        const n = await sender.tick(only);
+        if (n >= sender.batch) loop.wake();
+      },
+      onError: options.onError,
+    });
+    return loop;
+  };
+  const sending = run(sender.lease, 'new');
+  const following = run(`${sender.lease}:follow-up`, 'follow-up');
+  return {
+    wake: () => sending.wake(),
+    stop: async () => {
+      await Promise.all([sending.stop(), following.stop()]);
     },
-    onError: options.onError,
-  });
-  return loop;
+  };
 }

@@ -7,7 +7,7 @@ import type { JobPayload } from '../relayer/jobs.ts';
 import { requeueFailedJob } from '../relayer/signed-txs.ts';
 import type { Db } from '../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../store/orders.ts';
-import { enqueueJob, findJob } from '../store/relayer-jobs.ts';
+import { enqueueJob, enqueueJobs, findJob } from '../store/relayer-jobs.ts';
 import type { SolverChain, SourceCheck } from './solver.ts';
 
 interface EvmSide {
@@ -40,7 +40,8 @@ export class EvmSolverChain implements SolverChain {
   ) {
     if (chain.family !== 'evm') throw new Error(`${chain.key} is not an EVM chain`);
     this.address = getAddress(address);
-    this.client = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 });
+    // Batched: the reads of the orders a pass handles at once travel in one HTTP request.
+    this.client = createPublicClient({ transport: http(rpcUrl, { batch: true }), cacheTime: 0 });
   }
 
   /** Funded on chain (pending state included), or its funding job is queued or in flight. */
@@ -84,20 +85,32 @@ export class EvmSolverChain implements SolverChain {
     return undefined;
   }
 
-  async fundDestination(order: OrderRecord): Promise<void> {
-    const dst = this.side(order.destination);
-    const terms = this.destinationTerms(order, dst);
-    // A funding queued behind an unmined approval would fail its simulation: the next pass funds.
-    if (!dst.native && !(await this.ensureApproval(dst))) throw new Error(`waiting for the solver's approval of ${dst.htlc} to be mined`);
-    await this.enqueue(fundKey(order.id), order.id, 'solver-fund', {
-      kind: 'fund',
-      htlc: dst.htlc,
-      redeemer: terms.redeemer,
-      timelock: toHex(terms.timelock),
-      amount: toHex(terms.amount),
-      secretHash: terms.secretHash,
-      value: toHex(dst.native ? terms.amount : 0n),
-    });
+  fundDestination(order: OrderRecord): Promise<void> {
+    return this.fundDestinations([order]);
+  }
+
+  /** Queues the fundings in one write; a key already queued keeps its job, a failed one is asked for again. */
+  async fundDestinations(orders: readonly OrderRecord[]): Promise<void> {
+    const jobs = await Promise.all(
+      orders.map(async (order) => {
+        const dst = this.side(order.destination);
+        const terms = this.destinationTerms(order, dst);
+        // A funding queued behind an unmined approval would fail its simulation: the next pass funds.
+        if (!dst.native && !(await this.ensureApproval(dst))) throw new Error(`waiting for the solver's approval of ${dst.htlc} to be mined`);
+        const payload: JobPayload = {
+          kind: 'fund',
+          htlc: dst.htlc,
+          redeemer: terms.redeemer,
+          timelock: toHex(terms.timelock),
+          amount: toHex(terms.amount),
+          secretHash: terms.secretHash,
+          value: toHex(dst.native ? terms.amount : 0n),
+        };
+        return { chain: this.chain.key, orderId: order.id, action: 'solver-fund', idempotencyKey: fundKey(order.id), payload, signer: 'solver' as const };
+      }),
+    );
+    const created = await enqueueJobs(this.db, jobs);
+    await Promise.all(jobs.filter((j) => !created.has(j.idempotencyKey)).map((j) => requeueFailedJob(this.db, j.idempotencyKey)));
   }
 
   /**
