@@ -200,7 +200,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     for (const [key, access] of Object.entries(config.chains)) {
       const chain = registry.chain(key);
       if (!access.rpc_url || chain?.family !== 'evm') continue;
-      const client = createPublicClient({ transport: http(access.rpc_url) });
+      const client = createPublicClient({ transport: http(access.rpc_url, { batch: true }) });
       const watcher = new EvmWatcher(store.db, chain, client);
       const loop: LeasedLoop = leasedLoop({
         db: store.db,
