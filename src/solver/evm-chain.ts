@@ -7,7 +7,8 @@ import type { JobPayload } from '../relayer/jobs.ts';
 import { requeueFailedJob } from '../relayer/signed-txs.ts';
 import type { Db } from '../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../store/orders.ts';
-import { enqueueJob, enqueueJobs, findJob } from '../store/relayer-jobs.ts';
+import { findJob } from '../store/relayer-jobs.ts';
+import { EnqueueBatch } from './enqueue-batch.ts';
 import type { SolverChain, SourceCheck } from './solver.ts';
 
 interface EvmSide {
@@ -30,6 +31,7 @@ export class EvmSolverChain implements SolverChain {
   /** ERC-20 HTLCs whose unlimited approval is on chain. */
   private readonly approved = new Set<string>();
   private readonly tokens = new Map<Address, Promise<Address>>();
+  private readonly jobs: EnqueueBatch;
 
   constructor(
     readonly chain: Chain,
@@ -40,6 +42,7 @@ export class EvmSolverChain implements SolverChain {
   ) {
     if (chain.family !== 'evm') throw new Error(`${chain.key} is not an EVM chain`);
     this.address = getAddress(address);
+    this.jobs = new EnqueueBatch(db);
     // Batched: the reads of the orders a pass handles at once travel in one HTTP request.
     this.client = createPublicClient({ transport: http(rpcUrl, { batch: true }), cacheTime: 0 });
   }
@@ -85,32 +88,20 @@ export class EvmSolverChain implements SolverChain {
     return undefined;
   }
 
-  fundDestination(order: OrderRecord): Promise<void> {
-    return this.fundDestinations([order]);
-  }
-
-  /** Queues the fundings in one write; a key already queued keeps its job, a failed one is asked for again. */
-  async fundDestinations(orders: readonly OrderRecord[]): Promise<void> {
-    const jobs = await Promise.all(
-      orders.map(async (order) => {
-        const dst = this.side(order.destination);
-        const terms = this.destinationTerms(order, dst);
-        // A funding queued behind an unmined approval would fail its simulation: the next pass funds.
-        if (!dst.native && !(await this.ensureApproval(dst))) throw new Error(`waiting for the solver's approval of ${dst.htlc} to be mined`);
-        const payload: JobPayload = {
-          kind: 'fund',
-          htlc: dst.htlc,
-          redeemer: terms.redeemer,
-          timelock: toHex(terms.timelock),
-          amount: toHex(terms.amount),
-          secretHash: terms.secretHash,
-          value: toHex(dst.native ? terms.amount : 0n),
-        };
-        return { chain: this.chain.key, orderId: order.id, action: 'solver-fund', idempotencyKey: fundKey(order.id), payload, signer: 'solver' as const };
-      }),
-    );
-    const created = await enqueueJobs(this.db, jobs);
-    await Promise.all(jobs.filter((j) => !created.has(j.idempotencyKey)).map((j) => requeueFailedJob(this.db, j.idempotencyKey)));
+  async fundDestination(order: OrderRecord): Promise<void> {
+    const dst = this.side(order.destination);
+    const terms = this.destinationTerms(order, dst);
+    // A funding queued behind an unmined approval would fail its simulation: the next pass funds.
+    if (!dst.native && !(await this.ensureApproval(dst))) throw new Error(`waiting for the solver's approval of ${dst.htlc} to be mined`);
+    await this.enqueue(fundKey(order.id), order.id, 'solver-fund', {
+      kind: 'fund',
+      htlc: dst.htlc,
+      redeemer: terms.redeemer,
+      timelock: toHex(terms.timelock),
+      amount: toHex(terms.amount),
+      secretHash: terms.secretHash,
+      value: toHex(dst.native ? terms.amount : 0n),
+    });
   }
 
   /**
@@ -169,10 +160,13 @@ export class EvmSolverChain implements SolverChain {
     }
   }
 
-  /** Writes the job; true when a transaction is now to be sent (a new job, or a failed one asked for again). */
+  /**
+   * Writes the job (with the others of this turn, in one statement); true when a transaction is now
+   * to be sent (a new job, or a failed one asked for again).
+   */
   private async enqueue(key: string, orderId: string | undefined, action: string, payload: JobPayload): Promise<boolean> {
-    const { job, created } = await enqueueJob(this.db, { chain: this.chain.key, ...(orderId ? { orderId } : {}), action, idempotencyKey: key, payload, signer: 'solver' });
-    return created || (job.status === 'failed' && (await requeueFailedJob(this.db, key)));
+    const created = await this.jobs.add({ chain: this.chain.key, ...(orderId ? { orderId } : {}), action, idempotencyKey: key, payload, signer: 'solver' });
+    return created || requeueFailedJob(this.db, key);
   }
 
   private destinationTerms(order: OrderRecord, dst: EvmSide) {

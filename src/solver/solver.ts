@@ -67,8 +67,6 @@ export interface SolverChain {
   /** The destination the solver would create is the order's destination swap (its id, its initiator); a reason when not. */
   checkDestination(order: OrderRecord): string | undefined;
   fundDestination(order: OrderRecord): Promise<void>;
-  /** `fundDestination` for many orders at once (one write), where the family can. */
-  fundDestinations?(orders: readonly OrderRecord[]): Promise<void>;
   /** Redeems one side of the order with the secret; false when there is nothing (left) to redeem or it cannot act for that side. */
   redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean>;
   /** Refunds the solver's own expired destination; false when there is nothing to refund yet. */
@@ -168,7 +166,8 @@ export class Solver {
 
   /**
    * Funding, for the orders of one pass together: each order's checks (rules 1 and 2, its terms) at
-   * once, then one rule-5 claim for all that passed, then one write per destination chain of the jobs.
+   * once, then one rule-5 claim for all that passed, then their jobs, then one release of the
+   * liquidity they reserved.
    */
   private async fundAll(
     each: (query: Promise<string[]>, step: (order: OrderRecord) => Promise<void>) => Promise<void>,
@@ -195,18 +194,21 @@ export class Solver {
     }
     await Promise.all(
       [...byChain].map(async ([dst, orders]) => {
-        try {
-          if (dst.fundDestinations) await dst.fundDestinations(orders);
-          else await forEachLimit(orders, this.concurrency, (o) => dst.fundDestination(o));
-        } catch (err) {
-          if (!signal?.aborted) this.log.error({ chain: dst.chain.key, orders: orders.length, error: describeChainError(err) }, 'funding the destinations failed');
-          return;
-        }
-        for (const order of orders) {
-          pass.funded.push(order.id);
-          this.log.info({ order: order.id, chain: dst.chain.key }, 'funded the destination');
-        }
-        await releaseOrdersLiquidity(this.db, orders.map((o) => o.id)).catch((err: unknown) => this.log.error({ chain: dst.chain.key, error: describeChainError(err) }, 'releasing the liquidity failed'));
+        const funded: string[] = [];
+        // All at once: an adapter may write the jobs of one turn in one statement.
+        await Promise.all(
+          orders.map(async (order) => {
+            try {
+              await dst.fundDestination(order);
+              funded.push(order.id);
+              this.log.info({ order: order.id, chain: dst.chain.key }, 'funded the destination');
+            } catch (err) {
+              if (!signal?.aborted) this.log.error({ order: order.id, error: describeChainError(err) }, 'solver step failed');
+            }
+          }),
+        );
+        pass.funded.push(...funded);
+        await releaseOrdersLiquidity(this.db, funded).catch((err: unknown) => this.log.error({ chain: dst.chain.key, error: describeChainError(err) }, 'releasing the liquidity failed'));
       }),
     );
   }
