@@ -60,6 +60,9 @@ export interface EvmRelayerOptions {
   log?: RelayerLog;
 }
 
+/** Transactions signed and stored before the first of them is sent. */
+const SIGN_CHUNK = 10;
+
 const silent: RelayerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
@@ -191,43 +194,50 @@ export class EvmRelayer {
     if (ready.length === 0) return;
     const fees = this.capped(await feesRead);
     let nonce = await nonceRead;
-    let signed: Array<{ job: RelayerJob; tx: { raw: Hex; hash: Hex; nonce: bigint } }> = [];
-    for (const { job, call, gas } of ready) signed.push({ job, tx: await this.sign(call, { nonce: nonce++, gas: (gas * 12n) / 10n, ...fees }) });
-    // Stored before anything is sent, all in one write.
-    const saved = await saveSignedTxs(this.db, this.worker, signed.map(({ job, tx }) => ({ jobId: job.id, ...tx })));
-    const gap = signed.findIndex(({ job }) => !saved.has(job.id));
-    if (gap >= 0) {
-      // A job was lost (another worker has it): its nonce stays free, so the ones signed after it
-      // could not be mined. They are sent nowhere, forget their transactions, and sign again.
-      const after = signed.slice(gap).filter(({ job }) => saved.has(job.id));
-      await Promise.all(
-        after.map(({ job }) =>
+    const accepted: Array<{ id: string; txHash: Hex; nonce: bigint }> = [];
+    const sending: Array<Promise<void>> = [];
+    // Signed, stored and sent a few at a time, in nonce order: the first are on their way while the
+    // next are signed (signing is most of a large batch's time).
+    for (let i = 0; i < ready.length; i += SIGN_CHUNK) {
+      const signed: Array<{ job: RelayerJob; tx: { raw: Hex; hash: Hex; nonce: bigint } }> = [];
+      for (const { job, call, gas } of ready.slice(i, i + SIGN_CHUNK)) signed.push({ job, tx: await this.sign(call, { nonce: nonce++, gas: (gas * 12n) / 10n, ...fees }) });
+      // Stored before anything is sent, in one write.
+      const saved = await saveSignedTxs(this.db, this.worker, signed.map(({ job, tx }) => ({ jobId: job.id, ...tx })));
+      const gap = signed.findIndex(({ job }) => !saved.has(job.id));
+      sending.push(...signed.slice(0, gap < 0 ? signed.length : gap).map(({ job, tx }) => this.send(job, tx, accepted)));
+      if (gap < 0) continue;
+      // A job was lost (another worker has it): its nonce stays free, so none signed after it could
+      // be mined. Those are sent nowhere and forget their transactions; they and the jobs not signed
+      // yet go back to the queue.
+      const later = [...signed.slice(gap).filter(({ job }) => saved.has(job.id)).map(({ job }) => job), ...ready.slice(i + SIGN_CHUNK).map(({ job }) => job)];
+      sending.push(
+        ...later.map((job) =>
           this.guarded(job, async () => {
             await clearSignedTx(this.db, job.id, this.worker);
             await requeueJob(this.db, job.id, this.worker);
           }),
         ),
       );
-      signed = signed.slice(0, gap);
+      break;
     }
-    const accepted: Array<{ id: string; txHash: Hex; nonce: bigint }> = [];
-    await Promise.all(
-      signed.map(({ job, tx }) =>
-        this.guarded(job, async () => {
-          const sent = await this.broadcast(tx.raw);
-          if (sent === 'accepted' || sent === 'unknown') {
-            accepted.push({ id: job.id, txHash: tx.hash, nonce: tx.nonce });
-            return;
-          }
-          // Refused: this transaction is not pending anywhere, and it is the only one of its nonce this job
-          // signed. A later job's nonce may now wait on this one's: the next signing fills the gap.
-          await clearSignedTx(this.db, job.id, this.worker);
-          if (sent.outcome === 'nonce-too-low') this.log.warn({ chain: this.o.chain, job: job.id, nonce: tx.nonce.toString() }, 'nonce too low: signing again');
-          return this.attemptFailed(job, `broadcast refused: ${sent.error}`);
-        }),
-      ),
-    );
+    await Promise.all(sending);
     await markSubmittedMany(this.db, this.worker, accepted, this.o.recheckMs);
+  }
+
+  /** Broadcasts a stored transaction: accepted ones are marked submitted together by the caller. */
+  private send(job: RelayerJob, tx: { raw: Hex; hash: Hex; nonce: bigint }, accepted: Array<{ id: string; txHash: Hex; nonce: bigint }>): Promise<void> {
+    return this.guarded(job, async () => {
+      const sent = await this.broadcast(tx.raw);
+      if (sent === 'accepted' || sent === 'unknown') {
+        accepted.push({ id: job.id, txHash: tx.hash, nonce: tx.nonce });
+        return;
+      }
+      // Refused: this transaction is not pending anywhere, and it is the only one of its nonce this job
+      // signed. A later job's nonce may now wait on this one's: the next signing fills the gap.
+      await clearSignedTx(this.db, job.id, this.worker);
+      if (sent.outcome === 'nonce-too-low') this.log.warn({ chain: this.o.chain, job: job.id, nonce: tx.nonce.toString() }, 'nonce too low: signing again');
+      return this.attemptFailed(job, `broadcast refused: ${sent.error}`);
+    });
   }
 
   /**
