@@ -32,6 +32,7 @@ export class EvmSolverChain implements SolverChain {
   private readonly approved = new Set<string>();
   private readonly tokens = new Map<Address, Promise<Address>>();
   private readonly jobs: EnqueueBatch;
+  private headRead: Promise<bigint> | undefined;
 
   constructor(
     readonly chain: Chain,
@@ -70,7 +71,7 @@ export class EvmSolverChain implements SolverChain {
     const [token, onChain, head] = await Promise.all([
       src.native ? undefined : this.htlcToken(src.htlc),
       readHtlcOrder(this.client, src.htlc, src.orderId),
-      this.client.getBlockNumber({ cacheTime: 0 }),
+      this.head(),
     ]);
     if (token && !isAddressEqual(token, getAddress(src.asset.token.address))) return { problem: 'the source HTLC locks another token than the asset' };
     if (onChain.initiator === ZERO_ADDRESS) return { problem: 'the source HTLC order is not on chain' };
@@ -122,9 +123,23 @@ export class EvmSolverChain implements SolverChain {
     if (onChain.initiator === ZERO_ADDRESS || onChain.fulfilledAt !== 0n) return false;
     if (!isAddressEqual(onChain.initiator, this.address)) return false;
     // The refund lands in the next block at the earliest, which must be above initiatedAt + timelock.
-    const head = await this.client.getBlockNumber({ cacheTime: 0 });
+    const head = await this.head();
     if (head < onChain.initiatedAt + onChain.timelock) return false;
     return this.enqueue(`${order.id}:solver-refund`, order.id, 'solver-refund', { kind: 'refund', htlc: dst.htlc, orderId: dst.orderId });
+  }
+
+  /**
+   * The chain's head. Callers at the same moment share one read in flight (a pass checks many
+   * orders at once), so a caller may get a read that started at most one round trip before its
+   * call; nothing is cached beyond that. Rule 2's 300 s margin dwarfs the block this may miss.
+   */
+  private head(): Promise<bigint> {
+    if (!this.headRead) {
+      this.headRead = this.client.getBlockNumber({ cacheTime: 0 });
+      const clear = () => (this.headRead = undefined);
+      this.headRead.then(clear, clear);
+    }
+    return this.headRead;
   }
 
   /** The token an ERC-20 HTLC locks (fixed at its deployment: read once). */
