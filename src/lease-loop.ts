@@ -92,7 +92,8 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
     wakeAgain = false;
     let held = false;
     try {
-      held = await acquire();
+      // Renewed within the last third of its life (by the heartbeat or the last tick): still held.
+      held = (renewedAt !== undefined && Date.now() - renewedAt < renewMs) || (await acquire());
       if (held) {
         tickAbort = new AbortController();
         await options.tick(AbortSignal.any([stopping.signal, tickAbort.signal]));

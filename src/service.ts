@@ -127,7 +127,12 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         { holder: instance, onError: (err) => api.log.error({ err }, 'solver pass failed') },
       );
       stoppers.push(() => loop.stop());
-      stoppers.push(await store.listen('order_changed', { message: () => loop.wake(), connected: () => undefined }));
+      // A pass looks first at the orders that changed.
+      const onChange = (orderId: string) => {
+        solver.touch(orderId);
+        loop.wake();
+      };
+      stoppers.push(await store.listen('order_changed', { message: onChange, connected: () => undefined }));
     }
     stoppers.push(
       every(10_000, async () => {

@@ -5,9 +5,9 @@ import { describeChainError } from '../chains/evm/chain-errors.ts';
 import { accrueOrderFees } from '../store/affiliates.ts';
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
 import { findOrders, type OrderRecord } from '../store/orders.ts';
-import { releaseOrderLiquidity } from '../store/solvers.ts';
+import { releaseOrderLiquidity, releaseOrdersLiquidity } from '../store/solvers.ts';
 import {
-  claimFunding,
+  claimFundings,
   orderIdsToFund,
   ordersToAccrue,
   ordersToRedeemForClient,
@@ -28,8 +28,13 @@ export interface SolverOptions {
   marginSeconds?: number;
   /** Orders handled per step and pass (default 200). */
   batch?: number;
-  /** Orders read and acted on at once within a step (default 16): a pass costs RPC round trips / this. */
+  /** Orders read and acted on at once within a step (default 64): a pass costs RPC round trips / this. */
   concurrency?: number;
+  /**
+   * With orders `touch`ed, a pass looks at those orders only, and a full pass over every order runs at
+   * most this often (default 1000 ms); a pass with no touched order is always full.
+   */
+  fullPassMs?: number;
   log?: SolverLog;
 }
 
@@ -87,6 +92,9 @@ export class Solver {
   private readonly batch: number;
   private readonly concurrency: number;
   private readonly log: SolverLog;
+  private readonly fullPassMs: number;
+  private touched = new Set<string>();
+  private lastFullPass = 0;
 
   constructor(
     private readonly db: Db,
@@ -98,17 +106,34 @@ export class Solver {
     this.chains = new Map(chains.map((c) => [c.chain.key, c]));
     this.marginMs = BigInt(Math.round((options.marginSeconds ?? 300) * 1000));
     this.batch = options.batch ?? 200;
-    this.concurrency = options.concurrency ?? 16;
+    this.concurrency = options.concurrency ?? 64;
+    this.fullPassMs = options.fullPassMs ?? 1_000;
     this.log = options.log ?? silent;
   }
 
-  /** One pass: redeem sources first (the solver's own money), then client redeems, refunds, funding. */
+  /** The order changed (a watcher recorded an event, a client acted): the next pass looks at it. */
+  touch(orderId: string): void {
+    if (this.touched.size < 10_000) this.touched.add(orderId);
+  }
+
+  /**
+   * One pass: redeem sources (the solver's own money), funding, client redeems and refunds, all steps
+   * at once, over the orders touched since the last pass, or over all of them when none was or a full
+   * pass is due. Each step re-checks its order before it writes, as it always did (rule 6).
+   */
   async tick(signal?: AbortSignal): Promise<SolverPass> {
     const pass: SolverPass = { funded: [], redeemedForClient: [], redeemedSources: [], refunded: [], refundedForClient: [], accrued: [], skipped: [] };
     const chains = [...this.chains.keys()];
     if (chains.length === 0) return pass;
-    const q = { solverId: this.solverId, chains, limit: this.batch };
-    const each = async (ids: string[], step: (order: OrderRecord) => Promise<void>) => {
+    const now = Date.now();
+    const full = this.touched.size === 0 || now - this.lastFullPass >= this.fullPassMs;
+    const only = full ? undefined : [...this.touched];
+    this.touched = new Set();
+    if (full) this.lastFullPass = now;
+    const q = { solverId: this.solverId, chains, limit: this.batch, ...(only ? { only } : {}) };
+    const each = async (query: Promise<string[]>, step: (order: OrderRecord) => Promise<void>) => {
+      const ids = await query;
+      if (ids.length === 0) return;
       const byId = new Map((await findOrders(this.db, ids)).map((o) => [o.id, o]));
       const orders = ids.flatMap((id) => byId.get(id) ?? []);
       await forEachLimit(orders, this.concurrency, async (order) => {
@@ -120,27 +145,80 @@ export class Solver {
         }
       });
     };
-    await each(await ordersToRedeemSource(this.db, q), (o) => this.redeemSource(o, pass));
-    await each(await ordersToAccrue(this.db, q), async (o) => {
-      if ((await accrueOrderFees(this.db, o.id)) > 0) pass.accrued.push(o.id);
-    });
-    await each(await ordersToRedeemForClient(this.db, q), (o) => this.redeemForClient(o, pass));
-    await each(await ordersToRefund(this.db, q), (o) => this.refundDestination(o, pass));
-    await each(await ordersToRefundSourceForClient(this.db, q), async (o) => {
-      const src = this.chains.get(o.source.chain);
-      if (await src?.refundSourceForClient?.(o)) {
-        pass.refundedForClient.push(o.id);
-        this.log.info({ order: o.id, chain: o.source.chain }, 'refunded the expired source to the client');
-      }
-    });
-    await each(await orderIdsToFund(this.db, q), (o) => this.fund(o, pass));
+    await Promise.all([
+      each(ordersToRedeemSource(this.db, q), (o) => this.redeemSource(o, pass)),
+      this.fundAll(each, orderIdsToFund(this.db, q), pass, signal),
+      each(ordersToRedeemForClient(this.db, q), (o) => this.redeemForClient(o, pass)),
+      each(ordersToAccrue(this.db, q), async (o) => {
+        if ((await accrueOrderFees(this.db, o.id)) > 0) pass.accrued.push(o.id);
+      }),
+      each(ordersToRefund(this.db, q), (o) => this.refundDestination(o, pass)),
+      each(ordersToRefundSourceForClient(this.db, q), async (o) => {
+        const src = this.chains.get(o.source.chain);
+        if (await src?.refundSourceForClient?.(o)) {
+          pass.refundedForClient.push(o.id);
+          this.log.info({ order: o.id, chain: o.source.chain }, 'refunded the expired source to the client');
+        }
+      }),
+    ]);
     return pass;
   }
 
-  private async fund(order: OrderRecord, pass: SolverPass): Promise<void> {
+  /**
+   * Funding, for the orders of one pass together: each order's checks (rules 1 and 2, its terms) at
+   * once, then one rule-5 claim for all that passed, then their jobs, then one release of the
+   * liquidity they reserved.
+   */
+  private async fundAll(
+    each: (query: Promise<string[]>, step: (order: OrderRecord) => Promise<void>) => Promise<void>,
+    query: Promise<string[]>,
+    pass: SolverPass,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const ready: OrderRecord[] = [];
+    await each(query, async (order) => {
+      if (await this.readyToFund(order, pass)) ready.push(order);
+    });
+    if (ready.length === 0 || signal?.aborted) return;
+    // Rule 5: the intent is recorded under each order's row lock, unless an instant refund was co-signed.
+    const claimed = await claimFundings(this.db, ready.map((o) => o.id));
+    const byChain = new Map<SolverChain, OrderRecord[]>();
+    for (const order of ready) {
+      if (!claimed.has(order.id)) {
+        pass.skipped.push({ orderId: order.id, reason: 'rule 5: the solver co-signed an instant refund of the source' });
+        this.log.warn({ order: order.id }, 'not funding the destination: the solver co-signed an instant refund of the source');
+        continue;
+      }
+      const dst = this.chains.get(order.destination.chain)!;
+      byChain.set(dst, [...(byChain.get(dst) ?? []), order]);
+    }
+    await Promise.all(
+      [...byChain].map(async ([dst, orders]) => {
+        const funded: string[] = [];
+        // All at once: an adapter may write the jobs of one turn in one statement.
+        await Promise.all(
+          orders.map(async (order) => {
+            try {
+              await dst.fundDestination(order);
+              funded.push(order.id);
+              this.log.info({ order: order.id, chain: dst.chain.key }, 'funded the destination');
+            } catch (err) {
+              if (!signal?.aborted) this.log.error({ order: order.id, error: describeChainError(err) }, 'solver step failed');
+            }
+          }),
+        );
+        pass.funded.push(...funded);
+        await releaseOrdersLiquidity(this.db, funded).catch((err: unknown) => this.log.error({ chain: dst.chain.key, error: describeChainError(err) }, 'releasing the liquidity failed'));
+      }),
+    );
+  }
+
+  /** Whether the order's destination is to be funded now: not funded yet, and rules 1 and 2 and its terms hold. */
+  private async readyToFund(order: OrderRecord, pass: SolverPass): Promise<boolean> {
     const skip = (reason: string) => {
       pass.skipped.push({ orderId: order.id, reason });
       this.log.warn({ order: order.id, reason }, 'not funding the destination');
+      return false;
     };
     const src = this.chains.get(order.source.chain);
     const dst = this.chains.get(order.destination.chain);
@@ -151,7 +229,7 @@ export class Solver {
     // Already funded (an earlier pass broadcast it; the watcher has not seen it yet): nothing to send.
     if (await dst.destinationFunded(order)) {
       await releaseOrderLiquidity(this.db, order.id);
-      return;
+      return false;
     }
     const source = await sourceRead;
 
@@ -167,13 +245,7 @@ export class Solver {
     if (leftMs <= needMs) return skip(`rule 2: the source has ${leftMs / 1000n} s left, the destination needs more than ${needMs / 1000n} s`);
     const wrongDestination = dst.checkDestination(order);
     if (wrongDestination) return skip(wrongDestination);
-
-    // Rule 5: record the intent under the row lock, unless an instant refund was co-signed.
-    if (!(await claimFunding(this.db, order.id))) return skip('rule 5: the solver co-signed an instant refund of the source');
-    await dst.fundDestination(order);
-    await releaseOrderLiquidity(this.db, order.id);
-    pass.funded.push(order.id);
-    this.log.info({ order: order.id, chain: dst.chain.key }, 'funded the destination');
+    return true;
   }
 
   /** The destination, for a client whose secret the service holds. */

@@ -104,15 +104,45 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<{ job: RelayerJob
   return { job: toJob(existing), created: false };
 }
 
+/** A claimed job, and whether it holds a signed transaction (one to follow up, not to sign). */
+export type ClaimedJob = RelayerJob & { hasTx: boolean };
+
+/** Adds many jobs in one statement; returns the keys of those created (a key already queued keeps its job). */
+export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Set<string>> {
+  if (jobs.length === 0) return new Set();
+  const rows = await db
+    .insertInto('relayer_jobs')
+    .values(
+      jobs.map((job) => ({
+        chain: job.chain,
+        order_id: job.orderId ?? null,
+        action: job.action,
+        idempotency_key: job.idempotencyKey,
+        payload: JSON.stringify(job.payload),
+        signer: job.signer ?? 'relayer',
+        ...(job.maxAttempts !== undefined ? { max_attempts: job.maxAttempts } : {}),
+      })),
+    )
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .returning('idempotency_key')
+    .execute();
+  return new Set(rows.map((r) => r.idempotency_key));
+}
+
 /**
  * Takes up to `limit` due jobs of a chain and signer for `worker`, oldest first, locking them for
  * `leaseMs`. Jobs another worker holds are skipped; a job whose lease ran out (its worker died) is due again.
+ * With `newFirst`, jobs without a transaction come before those with one to check, so a batch full of
+ * rechecks never delays a new job; `withTx` takes only the jobs with (true) or without (false) one.
  */
 export async function claimJobs(
   db: Db,
-  input: { chain: string; signer?: JobSigner; worker: string; leaseMs: number; limit: number },
-): Promise<RelayerJob[]> {
-  const rows = await sql<JobRow>`
+  input: { chain: string; signer?: JobSigner; worker: string; leaseMs: number; limit: number; newFirst?: boolean; withTx?: boolean },
+): Promise<ClaimedJob[]> {
+  const hasTx = sql`(raw_tx <> '' and nonce is not null)`;
+  const order = input.newFirst ? sql`${hasTx}, id` : sql`id`;
+  const which = input.withTx === undefined ? sql`` : input.withTx ? sql`and ${hasTx}` : sql`and not ${hasTx}`;
+  const rows = await sql<JobRow & { has_tx: boolean }>`
     update relayer_jobs set
       status = 'running',
       -- Coming back to check a submitted transaction is not a new attempt.
@@ -123,14 +153,14 @@ export async function claimJobs(
     where id in (
       select id from relayer_jobs
       where chain = ${input.chain} and signer = ${input.signer ?? 'relayer'} and run_after <= now()
-        and (status in ('queued', 'submitted') or (status = 'running' and locked_until < now()))
-      order by id
+        and (status in ('queued', 'submitted') or (status = 'running' and locked_until < now())) ${which}
+      order by ${order}
       limit ${input.limit}
       for update skip locked
     )
-    returning ${sql.raw(JOB_COLUMNS.join(', '))}
+    returning ${sql.raw(JOB_COLUMNS.join(', '))}, (raw_tx <> '' and nonce is not null) as has_tx
   `.execute(db);
-  return rows.rows.map(toJob).sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+  return rows.rows.map((r) => ({ ...toJob(r), hasTx: r.has_tx })).sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
 }
 
 /** The transaction is out; the job comes back after `recheckMs` to check its receipt. */
@@ -153,6 +183,23 @@ export async function markSubmitted(
     .where('id', '=', id)
     .where('locked_by', '=', input.worker)
     .execute();
+}
+
+/** `markSubmitted` for many jobs in one statement. */
+export async function markSubmittedMany(
+  db: Db,
+  worker: string,
+  jobs: ReadonlyArray<{ id: string; txHash: string; nonce: bigint }>,
+  recheckMs: number,
+): Promise<void> {
+  if (jobs.length === 0) return;
+  const values = sql.join(jobs.map((j) => sql`(${j.id}::bigint, ${j.txHash}::text, ${j.nonce.toString()}::bigint)`));
+  await sql`
+    update relayer_jobs r set status = 'submitted', tx_hash = v.hash, nonce = v.nonce, locked_by = null, locked_until = null,
+      run_after = now() + ${`${recheckMs} milliseconds`}::interval, updated_at = now()
+    from (values ${values}) as v(id, hash, nonce)
+    where r.id = v.id and r.locked_by = ${worker}
+  `.execute(db);
 }
 
 export async function markConfirmed(db: Db, id: string, worker: string): Promise<void> {
@@ -201,6 +248,18 @@ export async function deferJob(db: Db, id: string, input: { worker: string; erro
     update relayer_jobs set status = 'queued', attempts = greatest(attempts - 1, 0), last_error = ${input.error.slice(0, 2000)},
       locked_by = null, locked_until = null, run_after = now() + ${`${input.retryMs} milliseconds`}::interval, updated_at = now()
     where id = ${id} and locked_by = ${input.worker}
+  `.execute(db);
+}
+
+/**
+ * Puts a claimed job back in the queue, due now, for another pass to take it (its transaction was
+ * cleared and it must be signed again). That pass's claim does not count as a new attempt.
+ */
+export async function requeueJob(db: Db, id: string, worker: string): Promise<void> {
+  await sql`
+    update relayer_jobs set status = 'queued', attempts = greatest(attempts - 1, 0), locked_by = null, locked_until = null,
+      run_after = now(), updated_at = now()
+    where id = ${id} and locked_by = ${worker}
   `.execute(db);
 }
 

@@ -55,6 +55,27 @@ export async function saveSignedTx(
 }
 
 /**
+ * `saveSignedTx` for many jobs in one statement; returns the ids of the jobs the worker still held,
+ * whose transactions were recorded (only those may be sent).
+ */
+export async function saveSignedTxs(
+  db: Db,
+  worker: string,
+  txs: ReadonlyArray<{ jobId: string; raw: string; hash: string; nonce: bigint }>,
+): Promise<Set<string>> {
+  if (txs.length === 0) return new Set();
+  const values = sql.join(txs.map((t) => sql`(${t.jobId}::bigint, ${t.raw}::text, ${t.hash}::text, ${t.nonce.toString()}::bigint)`));
+  const { rows } = await sql<{ id: string }>`
+    update relayer_jobs j set raw_tx = v.raw, tx_hash = v.hash, nonce = v.nonce,
+      tx_hashes = array_append(j.tx_hashes, v.hash), signed_at = now(), updated_at = now()
+    from (values ${values}) as v(id, raw, hash, nonce)
+    where j.id = v.id and j.locked_by = ${worker}
+    returning j.id::text as id
+  `.execute(db);
+  return new Set(rows.map((r) => String(r.id)));
+}
+
+/**
  * Forgets the signed transaction, so the job signs afresh with a new nonce. Only once no transaction
  * of the job can be mined any more: the node refused it, or its nonce went to another transaction.
  */

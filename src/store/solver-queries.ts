@@ -11,16 +11,20 @@ export interface SolverQuery {
   /** The chain keys the solver serves; both sides of an order must be among them. */
   chains: readonly string[];
   limit: number;
+  /** Only these orders (an event-driven pass over the orders that just changed); all when absent. */
+  only?: readonly string[];
 }
 
 async function ids(db: Db, q: SolverQuery, condition: RawBuilder<unknown>): Promise<string[]> {
   const chains = sql.join(q.chains.map((c) => sql`${c}`));
+  if (q.only?.length === 0) return [];
+  const only = q.only ? sql`and o.id in (${sql.join(q.only.map((id) => sql`${id}`))})` : sql``;
   const { rows } = await sql<{ id: string }>`
     select o.id
     from orders o
     join swaps s on s.order_id = o.id and s.side = 'source'
     join swaps d on d.order_id = o.id and d.side = 'destination'
-    where o.solver_id = ${q.solverId} and s.chain in (${chains}) and d.chain in (${chains}) and ${condition}
+    where o.solver_id = ${q.solverId} and s.chain in (${chains}) and d.chain in (${chains}) and ${condition} ${only}
     order by o.created_at
     limit ${q.limit}
   `.execute(db);
@@ -107,6 +111,17 @@ export async function claimFunding(db: Db, orderId: string): Promise<boolean> {
     returning id
   `.execute(db);
   return rows.length === 1;
+}
+
+/** `claimFunding` for many orders in one statement; returns the ids claimed (each under its row lock). */
+export async function claimFundings(db: Db, orderIds: readonly string[]): Promise<Set<string>> {
+  if (orderIds.length === 0) return new Set();
+  const { rows } = await sql<{ id: string }>`
+    update orders set destination_funding_at = coalesce(destination_funding_at, now())
+    where id in (${sql.join(orderIds.map((id) => sql`${id}`))}) and not instant_refund_signed
+    returning id
+  `.execute(db);
+  return new Set(rows.map((r) => r.id));
 }
 
 /** When the solver recorded its intent to fund the destination, if it did. */

@@ -135,6 +135,27 @@ export async function releaseOrderLiquidity(db: Db, orderId: string): Promise<bo
   });
 }
 
+/**
+ * `releaseOrderLiquidity` for many orders in one statement: one update of each solver balance, not
+ * one per order (they would queue on that row's lock).
+ */
+export async function releaseOrdersLiquidity(db: Db, orderIds: readonly string[]): Promise<void> {
+  if (orderIds.length === 0) return;
+  await sql`
+    with released as (
+      update orders set commitment_released = true
+      where id in (${sql.join(orderIds.map((id) => sql`${id}`))}) and commitment_released = false
+      returning id, solver_id
+    ), amounts as (
+      select r.solver_id, d.asset, sum(d.amount::numeric) as amount
+      from released r join swaps d on d.order_id = r.id and d.side = 'destination'
+      group by r.solver_id, d.asset
+    )
+    update solver_balances b set committed = greatest(b.committed - a.amount, 0)
+    from amounts a where b.solver_id = a.solver_id and b.asset = a.asset
+  `.execute(db);
+}
+
 /** Releases the reservations of orders whose deadline passed without a source initiation. */
 export async function releaseExpiredLiquidity(db: Db, nowUnix: number): Promise<number> {
   const expired = await db

@@ -13,7 +13,7 @@ import { SecretBox } from '../../src/orders/secret-box.ts';
 import { StaticPriceSource } from '../../src/pricing/price-source.ts';
 import { buildStrategies } from '../../src/pricing/strategies.ts';
 import { evmReadClients, readHtlcOrder } from '../../src/chains/evm/htlc-reads.ts';
-import { EvmRelayer, senderWorker } from '../../src/chains/evm/sender.ts';
+import { EvmRelayer, senderWorkers } from '../../src/chains/evm/sender.ts';
 import { EvmClientActions } from '../../src/chains/evm/client-actions.ts';
 import { runWorker } from '../../src/lease-loop.ts';
 import type { ClientActions } from '../../src/chains/adapter.ts';
@@ -129,7 +129,7 @@ export async function openActionsApi(kind: StoreKind, registry: Registry, chains
       }),
     ]),
   ) as Record<ChainKey, EvmRelayer>;
-  const loops = Object.values(relayers).map((r) => runWorker(r.db, senderWorker(r, 20), { holder: 'test', onError: () => undefined }));
+  const loops = Object.values(relayers).flatMap((r) => senderWorkers(r, 20).map((w) => runWorker(r.db, w, { holder: 'test', onError: () => undefined })));
   return {
     api,
     store,

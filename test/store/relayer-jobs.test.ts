@@ -8,7 +8,10 @@ import {
   markAttemptFailed,
   markConfirmed,
   markSubmitted,
+  markSubmittedMany,
 } from '../../src/store/relayer-jobs.ts';
+import { saveSignedTxs } from '../../src/store/signed-txs.ts';
+import { EnqueueBatch } from '../../src/solver/enqueue-batch.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { seedBasics } from '../helpers/fixtures.ts';
 
@@ -33,6 +36,36 @@ describeEachStore('relayer job queue', (kind) => {
     assert.equal(new Set(results.map((r) => r.job.id)).size, 1);
     const count = await store.db.selectFrom('relayer_jobs').select('id').where('idempotency_key', '=', k).execute();
     assert.equal(count.length, 1);
+    await store.db.deleteFrom('relayer_jobs').execute();
+  });
+
+  test('jobs enqueued in one turn are written together; a key twice, or one already queued, makes no second job', async () => {
+    const batch = new EnqueueBatch(store.db);
+    const [k1, k2, k3] = [key(), key(), key()];
+    await enqueueJob(store.db, { chain, action: 'redeem', idempotencyKey: k3, payload: {} });
+    const created = await Promise.all(
+      [k1, k2, k1, k3].map((k) => batch.add({ chain, action: 'solver-redeem', idempotencyKey: k, payload: { k }, signer: 'solver' })),
+    );
+    assert.deepEqual(created, [true, true, false, false]);
+    const rows = await store.db.selectFrom('relayer_jobs').select(['idempotency_key', 'signer']).execute();
+    assert.equal(rows.length, 3);
+    assert.equal(rows.find((r) => r.idempotency_key === k1)?.signer, 'solver');
+    await store.db.deleteFrom('relayer_jobs').execute();
+  });
+
+  test('a sender claims new jobs and jobs in flight apart; signed and submitted in one statement each, only while it holds them', async () => {
+    for (let i = 0; i < 4; i++) await enqueueJob(store.db, { chain, action: 'initiate', idempotencyKey: key(), payload: { i } });
+    const first = await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 2, withTx: false });
+    assert.deepEqual(first.map((j) => j.hasTx), [false, false]);
+    const signed = first.map((j, i) => ({ jobId: j.id, raw: `0x0${i}`, hash: `0xaa${i}`, nonce: BigInt(i) }));
+    // A job another worker holds is not written.
+    const [other] = await claimJobs(store.db, { chain, worker: 'x', leaseMs: 60_000, limit: 1 });
+    const saved = await saveSignedTxs(store.db, 'w', [...signed, { jobId: other!.id, raw: '0x09', hash: '0xbb', nonce: 9n }]);
+    assert.deepEqual([...saved].sort(), first.map((j) => j.id).sort());
+    await markSubmittedMany(store.db, 'w', signed.map((s) => ({ id: s.jobId, txHash: s.hash, nonce: s.nonce })), 0);
+    assert.equal((await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 10, withTx: true })).length, 2);
+    const fresh = await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 10, withTx: false });
+    assert.equal(fresh.length, 1, 'the last new job; the other is held by x');
     await store.db.deleteFrom('relayer_jobs').execute();
   });
 

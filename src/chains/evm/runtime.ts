@@ -5,7 +5,7 @@ import type { ChainContext, ChainRuntime, WorkerSpec } from '../adapter.ts';
 import { EvmClientActions } from './client-actions.ts';
 import { evmChainId } from './index.ts';
 import { subscribeNewHeads } from './new-heads.ts';
-import { EvmRelayer, senderWorker } from './sender.ts';
+import { EvmRelayer, senderWorkers } from './sender.ts';
 import { EvmSolverChain } from './solver-chain.ts';
 import { EvmWatcher } from './watcher.ts';
 
@@ -16,7 +16,7 @@ import { EvmWatcher } from './watcher.ts';
  */
 export function connectEvmChain(ctx: ChainContext): ChainRuntime {
   const { chain, access, db } = ctx;
-  const client = createPublicClient({ transport: http(access.rpc_url), cacheTime: 0 });
+  const client = createPublicClient({ transport: http(access.rpc_url, { batch: true }), cacheTime: 0 });
   const watcher = new EvmWatcher(db, chain, client);
   const workers: WorkerSpec[] = [
     {
@@ -35,7 +35,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
     },
   ];
   // A sender per account, each under its own lease and woken when a job of its own becomes due.
-  const sender = (signer: JobSigner, privateKey: `0x${string}`): WorkerSpec => {
+  const senders = (signer: JobSigner, privateKey: `0x${string}`): WorkerSpec[] => {
     const relayer = new EvmRelayer({
       db,
       chain: chain.key,
@@ -47,11 +47,11 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
       worker: ctx.instance,
       log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }),
     });
-    return senderWorker(relayer);
+    return senderWorkers(relayer);
   };
-  if (ctx.relayerKey) workers.push(sender('relayer', ctx.relayerKey));
+  if (ctx.relayerKey) workers.push(...senders('relayer', ctx.relayerKey));
   const solver = ctx.solverKey ? new EvmSolverChain(chain, ctx.registry, privateKeyToAccount(ctx.solverKey).address, access.rpc_url, db) : undefined;
-  if (ctx.solverKey) workers.push(sender('solver', ctx.solverKey));
+  if (ctx.solverKey) workers.push(...senders('solver', ctx.solverKey));
   return {
     workers,
     ...(solver ? { solver, prepare: () => solver.prepare() } : {}),

@@ -14,11 +14,11 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { LEASE_TTL_MS, type Worker } from '../../lease-loop.ts';
 import type { Db } from '../../store/database.ts';
-import { claimJobs, markAttemptFailed, markSubmitted, type RelayerJob } from '../../store/relayer-jobs.ts';
+import { claimJobs, markAttemptFailed, markSubmitted, markSubmittedMany, requeueJob, type RelayerJob } from '../../store/relayer-jobs.ts';
 import type { JobSigner } from '../../store/schema.ts';
 import { classifyBroadcastError, describeChainError } from './chain-errors.ts';
 import { jobCall, parsePayload, type EvmCall } from './jobs.ts';
-import { clearSignedTx, confirmJob, failJob, nextUnusedNonce, readSignedTx, saveSignedTx, type SignedTx } from '../../store/signed-txs.ts';
+import { clearSignedTx, confirmJob, failJob, nextUnusedNonce, readSignedTx, saveSignedTx, saveSignedTxs, type SignedTx } from '../../store/signed-txs.ts';
 
 /** pino's logger fits this; the relayer logs job ids, hashes and short errors, never payloads. */
 export interface RelayerLog {
@@ -55,10 +55,13 @@ export interface EvmRelayerOptions {
    * capped to it, and a transaction already at the cap is not bumped, it waits for fees to fall.
    */
   maxFeePerGas?: bigint;
-  /** Jobs claimed per tick (default 20). */
+  /** Jobs claimed per tick (default 50). */
   batch?: number;
   log?: RelayerLog;
 }
+
+/** Transactions signed and stored before the first of them is sent. */
+const SIGN_CHUNK = 10;
 
 const silent: RelayerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -99,9 +102,9 @@ export class EvmRelayer {
     const signer = options.signer ?? 'relayer';
     this.lease = senderLease(options.chain, signer);
     this.wakeOnJob = `${options.chain}:${signer}`;
-    this.batch = options.batch ?? 20;
+    this.batch = options.batch ?? 50;
     this.worker = options.worker ?? `${this.lease}:${randomUUID()}`;
-    this.client = createPublicClient({ transport: http(options.rpcUrl), cacheTime: 0 });
+    this.client = createPublicClient({ transport: http(options.rpcUrl, { batch: true }), cacheTime: 0 });
     this.log = options.log ?? silent;
     this.feeCap = options.maxFeePerGas;
     this.o = {
@@ -118,28 +121,43 @@ export class EvmRelayer {
 
   /**
    * One pass over the due jobs, oldest first (so nonces follow the queue). Returns how many it took;
-   * a full batch means more may be due at once.
+   * a full batch means more may be due at once. `only: 'new'` takes the jobs that need a transaction
+   * and nothing else; `only: 'follow-up'` takes those holding one, and gives a job whose nonce went to
+   * another transaction back to the queue instead of signing it (so that signing stays with one loop).
    */
-  async tick(): Promise<number> {
-    const jobs = await claimJobs(this.db, { chain: this.o.chain, signer: this.o.signer, worker: this.worker, leaseMs: this.o.leaseMs, limit: this.batch });
-    // Jobs with a transaction are followed up at once; those that need one are signed together below.
-    const unsigned: Unsigned[] = [];
-    await Promise.all(
-      jobs.map((job) =>
-        this.guarded(job, async () => {
-          let call: EvmCall;
-          try {
-            call = jobCall(parsePayload(job.payload));
-          } catch (err) {
-            return failJob(this.db, job.id, this.worker, `bad job: ${describeChainError(err)}`);
-          }
-          const signed = await readSignedTx(this.db, job.id);
-          if (!signed || (await this.followUp(job, call, signed)) === 'sign-again') unsigned.push({ job, call });
-        }),
-      ),
+  async tick(only?: 'new' | 'follow-up'): Promise<number> {
+    const jobs = await claimJobs(this.db, {
+      chain: this.o.chain,
+      signer: this.o.signer,
+      worker: this.worker,
+      leaseMs: this.o.leaseMs,
+      limit: this.batch,
+      newFirst: true,
+      ...(only ? { withTx: only === 'follow-up' } : {}),
+    });
+    const fresh: Unsigned[] = [];
+    const held: Unsigned[] = [];
+    const bad: Array<Promise<void>> = [];
+    for (const job of jobs) {
+      try {
+        (job.hasTx ? held : fresh).push({ job, call: jobCall(parsePayload(job.payload)) });
+      } catch (err) {
+        bad.push(this.guarded(job, () => failJob(this.db, job.id, this.worker, `bad job: ${describeChainError(err)}`)));
+      }
+    }
+    // New jobs are signed and sent at once, while the jobs with a transaction are followed up; those
+    // whose nonce went to another transaction are signed afresh after both.
+    const again: Unsigned[] = [];
+    const followUps = held.map((item) =>
+      this.guarded(item.job, async () => {
+        const signed = await readSignedTx(this.db, item.job.id);
+        if (!signed || (await this.followUp(item.job, item.call, signed)) === 'sign-again') again.push(item);
+      }),
     );
-    unsigned.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
-    await this.sendNew(unsigned);
+    await Promise.all([this.sendNew(fresh), ...followUps, ...bad]);
+    again.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
+    if (only === 'follow-up') await Promise.all(again.map(({ job }) => this.guarded(job, () => requeueJob(this.db, job.id, this.worker))));
+    else await this.sendNew(again);
     return jobs.length;
   }
 
@@ -158,6 +176,11 @@ export class EvmRelayer {
    */
   private async sendNew(items: readonly Unsigned[]): Promise<void> {
     if (items.length === 0) return;
+    // The simulations, the fees and the next nonce in one round of reads (one batch over HTTP).
+    const nonceRead = this.nextNonce();
+    const feesRead = this.client.estimateFeesPerGas();
+    nonceRead.catch(() => undefined);
+    feesRead.catch(() => undefined);
     const simulated = await Promise.all(
       items.map(({ call }) => this.client.estimateGas({ account: this.address, to: call.to, data: call.data, value: call.value ?? 0n }).then((gas) => ({ gas }), (error: unknown) => ({ error }))),
     );
@@ -172,28 +195,52 @@ export class EvmRelayer {
     await Promise.all(refused);
     ready.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
     if (ready.length === 0) return;
-    const fees = this.capped(await this.client.estimateFeesPerGas());
-    let nonce = await this.nextNonce();
-    const signed: Array<{ job: RelayerJob; tx: { raw: Hex; hash: Hex; nonce: bigint } }> = [];
-    for (const { job, call, gas } of ready) {
-      const tx = await this.sign(call, { nonce, gas: (gas * 12n) / 10n, ...fees });
-      if (!(await saveSignedTx(this.db, job, this.worker, tx))) continue; // lost the job: another worker has it, and the nonce stays free
-      signed.push({ job, tx });
-      nonce++;
+    const fees = this.capped(await feesRead);
+    let nonce = await nonceRead;
+    const accepted: Array<{ id: string; txHash: Hex; nonce: bigint }> = [];
+    const sending: Array<Promise<void>> = [];
+    // Signed, stored and sent a few at a time, in nonce order: the first are on their way while the
+    // next are signed (signing is most of a large batch's time).
+    for (let i = 0; i < ready.length; i += SIGN_CHUNK) {
+      const signed: Array<{ job: RelayerJob; tx: { raw: Hex; hash: Hex; nonce: bigint } }> = [];
+      for (const { job, call, gas } of ready.slice(i, i + SIGN_CHUNK)) signed.push({ job, tx: await this.sign(call, { nonce: nonce++, gas: (gas * 12n) / 10n, ...fees }) });
+      // Stored before anything is sent, in one write.
+      const saved = await saveSignedTxs(this.db, this.worker, signed.map(({ job, tx }) => ({ jobId: job.id, ...tx })));
+      const gap = signed.findIndex(({ job }) => !saved.has(job.id));
+      sending.push(...signed.slice(0, gap < 0 ? signed.length : gap).map(({ job, tx }) => this.send(job, tx, accepted)));
+      if (gap < 0) continue;
+      // A job was lost (another worker has it): its nonce stays free, so none signed after it could
+      // be mined. Those are sent nowhere and forget their transactions; they and the jobs not signed
+      // yet go back to the queue.
+      const later = [...signed.slice(gap).filter(({ job }) => saved.has(job.id)).map(({ job }) => job), ...ready.slice(i + SIGN_CHUNK).map(({ job }) => job)];
+      sending.push(
+        ...later.map((job) =>
+          this.guarded(job, async () => {
+            await clearSignedTx(this.db, job.id, this.worker);
+            await requeueJob(this.db, job.id, this.worker);
+          }),
+        ),
+      );
+      break;
     }
-    await Promise.all(
-      signed.map(({ job, tx }) =>
-        this.guarded(job, async () => {
-          const sent = await this.broadcast(tx.raw);
-          if (sent === 'accepted' || sent === 'unknown') return this.submitted(job, tx.hash, tx.nonce);
-          // Refused: this transaction is not pending anywhere, and it is the only one of its nonce this job
-          // signed. A later job's nonce may now wait on this one's: the next signing fills the gap.
-          await clearSignedTx(this.db, job.id, this.worker);
-          if (sent.outcome === 'nonce-too-low') this.log.warn({ chain: this.o.chain, job: job.id, nonce: tx.nonce.toString() }, 'nonce too low: signing again');
-          return this.attemptFailed(job, `broadcast refused: ${sent.error}`);
-        }),
-      ),
-    );
+    await Promise.all(sending);
+    await markSubmittedMany(this.db, this.worker, accepted, this.o.recheckMs);
+  }
+
+  /** Broadcasts a stored transaction: accepted ones are marked submitted together by the caller. */
+  private send(job: RelayerJob, tx: { raw: Hex; hash: Hex; nonce: bigint }, accepted: Array<{ id: string; txHash: Hex; nonce: bigint }>): Promise<void> {
+    return this.guarded(job, async () => {
+      const sent = await this.broadcast(tx.raw);
+      if (sent === 'accepted' || sent === 'unknown') {
+        accepted.push({ id: job.id, txHash: tx.hash, nonce: tx.nonce });
+        return;
+      }
+      // Refused: this transaction is not pending anywhere, and it is the only one of its nonce this job
+      // signed. A later job's nonce may now wait on this one's: the next signing fills the gap.
+      await clearSignedTx(this.db, job.id, this.worker);
+      if (sent.outcome === 'nonce-too-low') this.log.warn({ chain: this.o.chain, job: job.id, nonce: tx.nonce.toString() }, 'nonce too low: signing again');
+      return this.attemptFailed(job, `broadcast refused: ${sent.error}`);
+    });
   }
 
   /**
@@ -348,14 +395,19 @@ interface Unsigned {
   call: EvmCall;
 }
 
-/** The sender as a worker: a tick every `intervalMs` (default 500 ms), at once when a job of its own is queued, and again at once after a full batch. */
-export function senderWorker(sender: EvmRelayer, intervalMs = 500): Worker {
-  return {
-    lease: sender.lease,
+/**
+ * The sender as two workers, each under its own lease: one signs and sends new jobs, at once when a
+ * job of its own is queued; the other follows up the jobs in flight (receipts, fee bumps, resends),
+ * so a new job never waits behind the follow-ups of a busy queue. Each ticks every `intervalMs`
+ * (default 500 ms) as well, and again at once after a full batch.
+ */
+export function senderWorkers(sender: EvmRelayer, intervalMs = 500): Worker[] {
+  const worker = (lease: string, only: 'new' | 'follow-up'): Worker => ({
+    lease,
     intervalMs,
     tick: async (_signal, wake) => {
-      if ((await sender.tick()) >= sender.batch) wake();
+      if ((await sender.tick(only)) >= sender.batch) wake();
     },
-    wakeOnJob: sender.wakeOnJob,
-  };
+  });
+  return [{ ...worker(sender.lease, 'new'), wakeOnJob: sender.wakeOnJob }, worker(`${sender.lease}:follow-up`, 'follow-up')];
 }

@@ -7,7 +7,8 @@ import type { JobPayload } from './jobs.ts';
 import { requeueFailedJob } from '../../store/signed-txs.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
-import { enqueueJob, findJob } from '../../store/relayer-jobs.ts';
+import { findJob } from '../../store/relayer-jobs.ts';
+import { EnqueueBatch } from '../../solver/enqueue-batch.ts';
 import type { SolverChain, SourceCheck } from '../../solver/solver.ts';
 
 interface EvmSide {
@@ -30,6 +31,8 @@ export class EvmSolverChain implements SolverChain {
   /** ERC-20 HTLCs whose unlimited approval is on chain. */
   private readonly approved = new Set<string>();
   private readonly tokens = new Map<Address, Promise<Address>>();
+  private readonly jobs: EnqueueBatch;
+  private headRead: Promise<bigint> | undefined;
 
   constructor(
     readonly chain: Chain,
@@ -40,7 +43,9 @@ export class EvmSolverChain implements SolverChain {
   ) {
     if (chain.family !== 'evm') throw new Error(`${chain.key} is not an EVM chain`);
     this.address = getAddress(address);
-    this.client = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 });
+    this.jobs = new EnqueueBatch(db);
+    // Batched: the reads of the orders a pass handles at once travel in one HTTP request.
+    this.client = createPublicClient({ transport: http(rpcUrl, { batch: true }), cacheTime: 0 });
   }
 
   /** Funded on chain (pending state included), or its funding job is queued or in flight. */
@@ -66,7 +71,7 @@ export class EvmSolverChain implements SolverChain {
     const [token, onChain, head] = await Promise.all([
       src.native ? undefined : this.htlcToken(src.htlc),
       readHtlcOrder(this.client, src.htlc, src.orderId),
-      this.client.getBlockNumber({ cacheTime: 0 }),
+      this.head(),
     ]);
     if (token && !isAddressEqual(token, getAddress(src.asset.token.address))) return { problem: 'the source HTLC locks another token than the asset' };
     if (onChain.initiator === ZERO_ADDRESS) return { problem: 'the source HTLC order is not on chain' };
@@ -118,9 +123,23 @@ export class EvmSolverChain implements SolverChain {
     if (onChain.initiator === ZERO_ADDRESS || onChain.fulfilledAt !== 0n) return false;
     if (!isAddressEqual(onChain.initiator, this.address)) return false;
     // The refund lands in the next block at the earliest, which must be above initiatedAt + timelock.
-    const head = await this.client.getBlockNumber({ cacheTime: 0 });
+    const head = await this.head();
     if (head < onChain.initiatedAt + onChain.timelock) return false;
     return this.enqueue(`${order.id}:solver-refund`, order.id, 'solver-refund', { kind: 'refund', htlc: dst.htlc, orderId: dst.orderId });
+  }
+
+  /**
+   * The chain's head. Callers at the same moment share one read in flight (a pass checks many
+   * orders at once), so a caller may get a read that started at most one round trip before its
+   * call; nothing is cached beyond that. Rule 2's 300 s margin dwarfs the block this may miss.
+   */
+  private head(): Promise<bigint> {
+    if (!this.headRead) {
+      this.headRead = this.client.getBlockNumber({ cacheTime: 0 });
+      const clear = () => (this.headRead = undefined);
+      this.headRead.then(clear, clear);
+    }
+    return this.headRead;
   }
 
   /** The token an ERC-20 HTLC locks (fixed at its deployment: read once). */
@@ -156,10 +175,13 @@ export class EvmSolverChain implements SolverChain {
     }
   }
 
-  /** Writes the job; true when a transaction is now to be sent (a new job, or a failed one asked for again). */
+  /**
+   * Writes the job (with the others of this turn, in one statement); true when a transaction is now
+   * to be sent (a new job, or a failed one asked for again).
+   */
   private async enqueue(key: string, orderId: string | undefined, action: string, payload: JobPayload): Promise<boolean> {
-    const { job, created } = await enqueueJob(this.db, { chain: this.chain.key, ...(orderId ? { orderId } : {}), action, idempotencyKey: key, payload, signer: 'solver' });
-    return created || (job.status === 'failed' && (await requeueFailedJob(this.db, key)));
+    const created = await this.jobs.add({ chain: this.chain.key, ...(orderId ? { orderId } : {}), action, idempotencyKey: key, payload, signer: 'solver' });
+    return created || requeueFailedJob(this.db, key);
   }
 
   private destinationTerms(order: OrderRecord, dst: EvmSide) {

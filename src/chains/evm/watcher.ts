@@ -91,8 +91,7 @@ export class EvmWatcher {
   async poll(): Promise<PollResult> {
     const key = this.chain.key;
     const window = BigInt(this.confirmationWindow);
-    const head = await this.client.getBlockNumber({ cacheTime: 0 });
-    const cursor = await watcherCursor(this.db, key);
+    const [head, cursor] = await Promise.all([this.client.getBlockNumber({ cacheTime: 0 }), watcherCursor(this.db, key)]);
     const resume: Resume = cursor === undefined ? { last: this.startBlock(head) - 1n } : await this.resumePoint(cursor, head);
     const { last, reorg } = resume;
     const from = last + 1n;
@@ -140,11 +139,16 @@ export class EvmWatcher {
    * and must chain together and match the logs, or the chain moved while being read.
    */
   private async read(from: bigint, to: bigint, parentHash: string | undefined): Promise<{ events: SwapEvent[]; blocks: WatchedBlock[] }> {
-    const logs = await this.client.getLogs({ address: this.addresses, events: HTLC_EVENTS, fromBlock: from, toBlock: to, strict: true });
+    // The headers known to be needed are read with the logs; those of other blocks with events after.
     const windowStart = maxBig(from, to - BigInt(this.confirmationWindow) + 1n);
-    const numbers = new Set<bigint>([from, ...logs.map((l) => l.blockNumber)]);
-    for (let n = windowStart; n <= to; n++) numbers.add(n);
-    const headers = new Map((await Promise.all([...numbers].map((n) => this.header(n)))).map((h) => [h.number, h]));
+    const known = new Set<bigint>([from]);
+    for (let n = windowStart; n <= to; n++) known.add(n);
+    const [logs, knownHeaders] = await Promise.all([
+      this.client.getLogs({ address: this.addresses, events: HTLC_EVENTS, fromBlock: from, toBlock: to, strict: true }),
+      Promise.all([...known].map((n) => this.header(n))),
+    ]);
+    const others = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => !known.has(n));
+    const headers = new Map([...knownHeaders, ...(await Promise.all(others.map((n) => this.header(n))))].map((h) => [h.number, h]));
     const at = (n: bigint): Header => headers.get(n)!;
 
     const moved = (what: string) => new ChainMovedError(`${this.chain.key}: the chain changed while block ${what} was read`);
