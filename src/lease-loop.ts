@@ -126,7 +126,7 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
   };
 }
 
-/** A per-chain worker as a chain adapter describes it (`WorkerSpec`), run under its lease. */
+/** A worker run under its lease: a chain's watcher, sender or broadcaster (`ChainRuntime.workers`), or the solver. */
 export interface Worker {
   /** `<role>:<chain>`, unique in a deployment. */
   lease: string;

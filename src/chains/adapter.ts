@@ -44,7 +44,7 @@ export interface ChainAdapter {
   /** Affiliate fees can be claimed from a FeeClaim contract on this family's chains (`chains.<key>.fee_claim`). */
   readonly feeClaims?: boolean;
   /** The identity in this family's HTLCs of a private key (address, or x-only key), canonical. */
-  partyOfKey?(chain: Chain, privateKey: Hex): string;
+  partyOfKey?: (chain: Chain, privateKey: Hex) => string;
   /** The family's part of `hashlock dev`: a local node for each of its chains in the localnet registry. */
   devnet?: FamilyDevnet;
   /** Works the chain for the service: absent on families that only create orders so far. */
@@ -76,8 +76,8 @@ export interface ChainLog {
 
 /** One chain, worked: its workers, the solver's operations there, the clients' actions, balances. */
 export interface ChainRuntime {
-  /** Each is run by exactly one instance at a time, under its lease. */
-  workers: WorkerSpec[];
+  /** Its watcher, transaction senders and broadcaster, each run by exactly one instance at a time under its lease. */
+  workers: Worker[];
   /** The solver's operations on the chain (with `solverKey`). */
   solver?: SolverChain;
   /** The PATCH actions of orders whose acted-on side is on this chain. */
@@ -87,9 +87,6 @@ export interface ChainRuntime {
   /** Runs once before the workers start (queueing one-time approvals). */
   prepare?(): Promise<void>;
 }
-
-/** A per-chain worker: a watcher, a transaction sender, a broadcaster. */
-export type WorkerSpec = Worker;
 
 /** The order actions of one family (PATCH /v2/orders/{id}), after the generic permission check. */
 export interface ClientActions {

@@ -1,7 +1,8 @@
 import { createPublicClient, erc20Abi, http, parseGwei, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { JobSigner } from '../../store/schema.ts';
-import type { ChainContext, ChainRuntime, WorkerSpec } from '../adapter.ts';
+import type { Worker } from '../../lease-loop.ts';
+import type { ChainContext, ChainRuntime } from '../adapter.ts';
 import { EvmClientActions } from './client-actions.ts';
 import { evmChainId } from './index.ts';
 import { subscribeNewHeads } from './new-heads.ts';
@@ -18,7 +19,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
   const { chain, access, db } = ctx;
   const client = createPublicClient({ transport: http(access.rpc_url, { batch: true }), cacheTime: 0 });
   const watcher = new EvmWatcher(db, chain, client);
-  const workers: WorkerSpec[] = [
+  const workers: Worker[] = [
     {
       lease: `watcher:${chain.key}`,
       intervalMs: Math.min(chain.blockTimeMs, 5_000),
@@ -35,7 +36,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
     },
   ];
   // A sender per account, each under its own lease and woken when a job of its own becomes due.
-  const senders = (signer: JobSigner, privateKey: `0x${string}`): WorkerSpec[] => {
+  const senders = (signer: JobSigner, privateKey: `0x${string}`): Worker[] => {
     const relayer = new EvmRelayer({
       db,
       chain: chain.key,

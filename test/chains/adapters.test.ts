@@ -1,0 +1,48 @@
+// The chain-adapter boundary: what is specific to a family stays in src/chains/<family>/, and the
+// SQL in src/store/. These read the sources as text, so a change that crosses a boundary fails here.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { chainAdapter } from '../../src/chains/adapters.ts';
+import { FAMILIES } from '../../src/chains/registry-schema.ts';
+import { localnetRegistry } from '../helpers/fixtures.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    return e.isDirectory() ? sources(path) : e.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Lines of `src/` outside `under` matching `pattern`, as `file:line: text`. */
+function linesOutside(under: string, pattern: RegExp): string[] {
+  return sources(join(ROOT, 'src')).flatMap((file) => {
+    const rel = relative(ROOT, file);
+    if (rel.startsWith(under)) return [];
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (pattern.test(line) ? [`${rel}:${i + 1}: ${line.trim()}`] : []));
+  });
+}
+
+test('no chain family is compared outside src/chains/', () => {
+  const names = FAMILIES.join('|');
+  const comparison = new RegExp(`family\\s*[!=]==|[!=]==\\s*['"](${names})['"]|['"](${names})['"]\\s*[!=]==|case ['"](${names})['"]`);
+  assert.deepEqual(linesOutside('src/chains/', comparison), []);
+});
+
+test('raw SQL is written in src/store/ only', () => {
+  assert.deepEqual(linesOutside('src/store/', /import \{[^}]*\bsql\b[^}]*\} from 'kysely'/), []);
+});
+
+test('every chain of the localnet registry has an adapter that works it, and `hashlock dev` can run it', () => {
+  for (const chain of localnetRegistry().chains) {
+    const adapter = chainAdapter(chain);
+    assert.ok(adapter?.connect, `${chain.key}: no runtime`);
+    assert.ok(adapter.devnet, `${chain.key}: no devnet part`);
+    assert.ok(adapter.partyOfKey, `${chain.key}: no identity for the solver's key`);
+  }
+});
