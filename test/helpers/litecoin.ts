@@ -7,14 +7,14 @@ import type { Utxo } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { findLitecoind, startLitecoind, type LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
 
 /** A fresh regtest node for a test file, or undefined (the test is skipped) when none can run here. */
-export async function litecoinNodeOrSkip(t: TestContext): Promise<LitecoinNode | undefined> {
+export async function litecoinNodeOrSkip(t: TestContext, extraArgs: readonly string[] = []): Promise<LitecoinNode | undefined> {
   if (!findLitecoind()) {
     if (process.env.CI) throw new Error('litecoind is not on the PATH: .ci/run installs it (apt-get install litecoind)');
     console.warn('\n!!! SKIPPED: litecoind is not on the PATH; install it (apt-get install litecoind) to run the Bitcoin-family node tests\n');
     t.skip('litecoind is not installed');
     return undefined;
   }
-  return startLitecoind();
+  return startLitecoind({ extraArgs });
 }
 
 /** A regtest node for a whole suite (started in `before`), or undefined outside CI without litecoind. */

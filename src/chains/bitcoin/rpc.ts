@@ -71,6 +71,10 @@ interface RawMempoolEntry {
   fees: { base: number; modified: number; ancestor: number };
 }
 
+/** How often a call refused for a full RPC work queue is asked again (backing off from 20 ms, about 10 s in all). */
+const WORK_QUEUE_RETRIES = 9;
+const WORK_QUEUE_FULL = /^Work queue depth exceeded/;
+
 /** A small JSON-RPC client for Bitcoin Core's API (Litecoin Core speaks the same). */
 export class BitcoinRpc {
   private id = 0;
@@ -78,14 +82,24 @@ export class BitcoinRpc {
   constructor(private readonly options: BitcoinRpcOptions) {}
 
   async call<T>(method: string, params: unknown[] = []): Promise<T> {
-    const res = await fetch(this.options.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: this.authorization() },
-      body: JSON.stringify({ jsonrpc: '1.0', id: ++this.id, method, params }),
-      signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
-    });
+    const request = () =>
+      fetch(this.options.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: this.authorization() },
+        body: JSON.stringify({ jsonrpc: '1.0', id: ++this.id, method, params }),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+      });
+    let res = await request();
+    let text = await res.text();
+    // A node whose RPC work queue is full (`-rpcworkqueue`, 16 by default) refuses the call before
+    // running it (HTTP 503, or 500 on Litecoin Core), so asking again is safe; a burst of concurrent
+    // steps meets this on a busy node.
+    for (let attempt = 0; WORK_QUEUE_FULL.test(text) && attempt < WORK_QUEUE_RETRIES; attempt++) {
+      await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+      res = await request();
+      text = await res.text();
+    }
     if (res.status === 401) throw new BitcoinRpcError(method, 401, 'unauthorized: check the RPC credentials');
-    const text = await res.text();
     let body: { result?: T; error?: { code: number; message: string } | null };
     try {
       body = JSON.parse(text) as typeof body;

@@ -37,3 +37,34 @@ test('litecoind regtest starts with CSV and taproot active, mines, answers RPC e
     await node.stop();
   }
 });
+
+test('a call refused because the node\'s RPC work queue is full is asked again, so a burst of calls all succeed', async (t) => {
+  // One RPC thread with a queue of one, the thread held for a second by waitfornewblock: of 40 calls
+  // at once, the queue takes one and the node refuses the others (HTTP 500 or 503, "Work queue depth exceeded").
+  const node = await litecoinNodeOrSkip(t, ['-rpcthreads=1', '-rpcworkqueue=1']);
+  if (!node) return;
+  const holdThread = () => node.rpc.call('waitfornewblock', [1_000]);
+  try {
+    const height = await node.rpc.getBlockCount();
+    const held = holdThread();
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        fetch(node.rpcUrl, {
+          method: 'POST',
+          headers: { authorization: `Basic ${Buffer.from(readFileSync(node.cookieFile, 'utf8').trim()).toString('base64')}` },
+          body: JSON.stringify({ jsonrpc: '1.0', id: 1, method: 'getblockcount', params: [] }),
+        }).then(async (res) => res.status >= 500 && /^Work queue depth exceeded/.test(await res.text())),
+      ),
+    );
+    assert.ok(refused.filter(Boolean).length >= 30, 'the node refuses most of a burst with a full work queue');
+    await held;
+    const heldAgain = holdThread();
+    await new Promise((r) => setTimeout(r, 100));
+    const heights = await Promise.all(Array.from({ length: 40 }, () => node.rpc.getBlockCount()));
+    await heldAgain;
+    assert.deepEqual(heights, Array.from({ length: 40 }, () => height));
+  } finally {
+    await node.stop();
+  }
+});
