@@ -20,6 +20,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { walletAddress } from '../src/chains/bitcoin/wallet-tx.ts';
 import { fundHtlc, LITECOIN_NETWORK, type LitecoinWallet } from '../src/cli/swap-litecoin.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config.ts';
+import { devApi } from './dev-api.ts';
 import { startDev } from '../src/devnet/dev.ts';
 import { devAccount } from '../src/devnet/accounts.ts';
 import { findLitecoind } from '../src/chains/bitcoin/litecoind.ts';
@@ -70,16 +71,7 @@ export async function benchLitecoinSettlement(kind: StoreKind = process.env.DATA
     const eth = dev.chains.find((c) => c.chain.key === 'ethereum_localnet')!.record as { rpc_url: string; contracts: { wbtc: Address; wbtcHtlc: Address } };
     const ethClient = createPublicClient({ transport: http(eth.rpc_url), pollingInterval: 100 });
 
-    const api = async (path: string, init?: { method: string; body: object }) => {
-      const res = await fetch(`${dev.apiUrl}${path}`, {
-        method: init?.method ?? 'GET',
-        headers: { 'service-app-id': dev.appKey, 'content-type': 'application/json' },
-        ...(init ? { body: JSON.stringify(init.body) } : {}),
-      });
-      const body = (await res.json()) as { result?: any; error?: string };
-      if (!res.ok || body.result === undefined) throw new Error(`${path}: ${res.status} ${body.error}`);
-      return body.result;
-    };
+    const api = devApi(dev);
     // The solver's Litecoin balance shows once the watcher has read its funding and the balances are refreshed.
     const quoted = async (from: string, to: string, amount: bigint) => {
       for (const until = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 1_000))) {

@@ -27,6 +27,7 @@ import {
 } from 'viem';
 import { HTLC_EVENTS } from '../src/chains/evm/htlc-events.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config.ts';
+import { devApi } from './dev-api.ts';
 import { startDev, type Dev } from '../src/devnet/dev.ts';
 import type { EvmDeployment } from '../src/chains/evm/devnet.ts';
 import { devAccount } from '../src/devnet/accounts.ts';
@@ -143,16 +144,7 @@ export async function settlementRun(
   await eth.client.waitForTransactionReceipt({
     hash: await wallet.writeContract({ chain: undefined, address: wbtc, abi: erc20Abi, functionName: 'approve', args: [wbtcHtlc, maxUint256] }),
   });
-  const api = async (path: string, init?: { method: string; body: object }) => {
-    const res = await fetch(`${dev.apiUrl}${path}`, {
-      method: init?.method ?? 'GET',
-      headers: { 'service-app-id': dev.appKey, 'content-type': 'application/json' },
-      ...(init ? { body: JSON.stringify(init.body) } : {}),
-    });
-    const body = (await res.json()) as { result?: any; error?: string };
-    if (!res.ok || body.result === undefined) throw new Error(`${path}: ${res.status} ${body.error}`);
-    return body.result;
-  };
+  const api = devApi(dev);
   const quote = (await api(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as Array<{ destination: { amount: string } }>;
   const destinationAmount = quote[0]!.destination.amount;
   // A client broadcasting itself sends one transaction at a time (one account, one nonce sequence).
