@@ -1,6 +1,6 @@
 // `npm run bench`: HTTP throughput of the API beside a bare Fastify route, on PGlite and PostgreSQL;
-// settlement latency and throughput; the Bitcoin-family watcher's cost per block as HTLCs grow;
-// Litecoin <-> EVM settlement on litecoind regtest.
+// settlement latency and throughput; a solver pass over 100 orders on a slow RPC; the Bitcoin-family
+// watcher's cost per block as HTLCs grow; Litecoin <-> EVM settlement on litecoind regtest.
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +24,7 @@ import { setSolverBalance } from '../src/store/solvers.ts';
 import { sampleOrder, SOLVER, TEST_STRATEGIES, USER } from '../test/helpers/fixtures.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
 import { benchSettlement } from './settlement.ts';
+import { benchSolverPass } from './solver-pass.ts';
 import { benchBitcoinWatcher } from './bitcoin-watcher.ts';
 import { findLitecoind } from '../src/chains/bitcoin/litecoind.ts';
 import { benchLitecoinSettlement } from './litecoin-settlement.ts';
@@ -157,6 +158,7 @@ for (const kind of kinds) rows.push(...(await benchStore(kind, bareUrl)));
 console.table(rows);
 await bare.close();
 console.table(await benchSettlement());
+console.table(await benchSolverPass());
 if (findLitecoind()) {
   for (const kind of kinds) console.table(await benchBitcoinWatcher(kind));
   console.table(await benchLitecoinSettlement());
