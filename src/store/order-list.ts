@@ -14,6 +14,8 @@ export interface OrderListQuery {
   txHash?: string | undefined;
   fromChain?: string | undefined;
   toChain?: string | undefined;
+  solverId?: string | undefined;
+  integrator?: string | undefined;
   /** Orders in any of these groups; none or empty: every order. */
   statusGroups?: readonly StatusGroup[] | undefined;
   /** The clock the deadline-based groups are judged by. */
@@ -70,6 +72,8 @@ function conditions(q: OrderListQuery): RawBuilder<unknown>[] {
   }
   if (q.fromChain !== undefined) where.push(sql`s.chain = ${q.fromChain}`);
   if (q.toChain !== undefined) where.push(sql`d.chain = ${q.toChain}`);
+  if (q.solverId !== undefined) where.push(sql`o.solver_id = ${q.solverId}`);
+  if (q.integrator !== undefined) where.push(sql`o.integrator = ${q.integrator}`);
   if (q.statusGroups && q.statusGroups.length > 0) {
     where.push(sql`(${sql.join(q.statusGroups.map((g) => groupPredicate(g, q.nowUnix)), sql` or `)})`);
   }

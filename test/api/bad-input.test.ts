@@ -60,7 +60,7 @@ const cases: Case[] = [
   { name: 'order list, fractional page', url: '/v2/orders?page=1.5', auth: true, status: 400, error: /'page'/ },
   { name: 'order list, huge page', url: '/v2/orders?page=1e30', auth: true, status: 400, error: /'page'/ },
   { name: 'order list, per_page 0', url: '/v2/orders?per_page=0', auth: true, status: 400, error: /invalid query parameter 'per_page': must be >= 1/ },
-  { name: 'order list, per_page 101', url: '/v2/orders?per_page=101', auth: true, status: 400, error: /invalid query parameter 'per_page': must be <= 100/ },
+  { name: 'order list, per_page 501', url: '/v2/orders?per_page=501', auth: true, status: 400, error: /invalid query parameter 'per_page': must be <= 500/ },
   { name: 'order list, per_page garbage', url: '/v2/orders?per_page=%00', auth: true, status: 400, error: /'per_page'/ },
   { name: 'order list, two per_page', url: '/v2/orders?per_page=5&per_page=6', auth: true, status: 400, error: /'per_page'/ },
   { name: 'order list, unknown status', url: '/v2/orders?status=done', auth: true, status: 400, error: /invalid query parameter 'status': unknown status group 'done'; allowed: not-initiated, in-progress, completed, expired, refunded/ },

@@ -195,6 +195,33 @@ describeEachStore('GET /v2/orders', (kind) => {
       assert.deepEqual(new Set(await ids(`?status=${group}`, app.key)), new Set(expected.get(group)), group);
     }
     assert.ok([...expected.values()].every((g) => g.length > 0), 'every group is exercised');
+    // Garden's clients' values are unions of the groups.
+    const union = (...groups: StatusGroup[]) => new Set(groups.flatMap((g) => expected.get(g)!));
+    assert.deepEqual(new Set(await ids('?status=pending', app.key)), union('not-initiated', 'in-progress'));
+    assert.deepEqual(new Set(await ids('?status=fulfilled', app.key)), union('completed'));
+    assert.deepEqual(new Set(await ids('?status=all', app.key)), new Set(created));
+    assert.deepEqual(new Set(await ids('?status=pending,refunded', app.key)), union('not-initiated', 'in-progress', 'refunded'));
+    assert.ok(union('not-initiated', 'in-progress').size < created.length, 'pending leaves finished orders out');
+  });
+
+  test("Garden's SDK executor query: from_owner, status=pending, per_page=500", async () => {
+    const app = await createApp(t.store.db, { name: 'garden sdk' });
+    const owner = '0x' + 'ab'.repeat(20);
+    const open = await addOrder(app.app.id, { deadline: BigInt(nowUnix() + 3600) }, { initiator: owner, initiate_tx_hash: '0x1' });
+    await addOrder(app.app.id, {}, { initiator: owner, initiate_tx_hash: '0x1', initiate_block_number: 5 }, { redeem_tx_hash: '0x2', redeem_block_number: 6 });
+    await addOrder(app.app.id, { deadline: BigInt(nowUnix() + 3600) }, { initiator: '0x' + 'cd'.repeat(20) });
+    const page = await list(`?from_owner=${owner.toUpperCase().replace('0X', '0x')}&status=pending&per_page=500`, app.key);
+    assert.equal(page.per_page, 500);
+    assert.deepEqual(page.data.map((o) => o.order_id), [open.id]);
+  });
+
+  test('solver_id and integrator match the order exactly', async () => {
+    const app = await createApp(t.store.db, { name: 'filters' });
+    const order = await addOrder(app.app.id);
+    assert.deepEqual(await ids(`?solver_id=${SOLVER.id}`, app.key), [order.id]);
+    assert.deepEqual(await ids('?solver_id=another-solver', app.key), []);
+    assert.deepEqual(await ids(`?integrator=${encodeURIComponent(order.integrator)}`, app.key), [order.id]);
+    assert.deepEqual(await ids('?integrator=someone%20else', app.key), []);
   });
 
   test('the status shows the chain heights, read at most once a second', async () => {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Registry } from '../../chains/registry.ts';
 import { invalid, shown } from '../../errors.ts';
 import { currentHeights } from '../../orders/heights-cache.ts';
-import { isStatusGroup, STATUS_GROUP_NAMES, type StatusGroup } from '../../orders/status-groups.ts';
+import { STATUS_FILTER_NAMES, statusFilterGroups, type StatusGroup } from '../../orders/status-groups.ts';
 import { orderStatus } from '../../orders/status.ts';
 import { listOrderIds } from '../../store/order-list.ts';
 import type { ApiContext } from '../context.ts';
@@ -32,9 +32,11 @@ const ListQuery = Type.Object(
     tx_hash: Filter('Any initiate, redeem or refund transaction hash of either swap (exact)'),
     from_chain: Filter('Source chain key'),
     to_chain: Filter('Destination chain key'),
-    status: Filter(`Comma-separated status groups: ${STATUS_GROUP_NAMES.join(', ')}`),
+    solver_id: Filter('The solver serving the order (exact)'),
+    integrator: Filter("The integrator named in the order (the creating app's name, exact)"),
+    status: Filter(`Comma-separated status groups: ${STATUS_FILTER_NAMES.join(', ')}`),
     page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' }),
-    per_page: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Orders per page' }),
+    per_page: Type.Integer({ minimum: 1, maximum: 500, default: 10, description: 'Orders per page' }),
   },
   { additionalProperties: false },
 );
@@ -49,13 +51,13 @@ function chainKey(registry: Registry, name: 'from_chain' | 'to_chain', key: stri
 
 function statusGroups(value: string | undefined): StatusGroup[] | undefined {
   if (value === undefined) return undefined;
-  const groups = value.split(',').map((g) => g.trim()).filter((g) => g !== '');
-  const unknown = groups.find((g) => !isStatusGroup(g));
-  if (unknown !== undefined || groups.length === 0) {
+  const names = value.split(',').map((g) => g.trim()).filter((g) => g !== '');
+  const unknown = names.find((g) => statusFilterGroups(g) === undefined);
+  if (unknown !== undefined || names.length === 0) {
     const what = unknown === undefined ? 'no status group given' : `unknown status group '${shown(unknown)}'`;
-    throw invalid(`invalid query parameter 'status': ${what}; allowed: ${STATUS_GROUP_NAMES.join(', ')}`);
+    throw invalid(`invalid query parameter 'status': ${what}; allowed: ${STATUS_FILTER_NAMES.join(', ')}`);
   }
-  return groups as StatusGroup[];
+  return [...new Set(names.flatMap((g) => statusFilterGroups(g)!))];
 }
 
 export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
@@ -71,7 +73,8 @@ export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
           'Orders created with the calling API key, newest first, each as the order read shows it. ' +
           'Filters combine with AND. Status groups: not-initiated (created), in-progress (initiate_detected, ' +
           'initiated, awaiting_redeem, awaiting_refund, redeem_detected, refund_detected), completed ' +
-          '(redeemed, completed), expired, refunded.',
+          '(redeemed, completed), expired, refunded; as Garden\'s clients send them, pending (not-initiated ' +
+          'and in-progress), fulfilled (completed) and all.',
         tags: ['orders'],
         querystring: ListQuery,
         response: { 200: Ok(Type.Ref('PaginatedOrders')), ...errorResponses(400, 401) },
@@ -88,6 +91,8 @@ export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
         txHash: q.tx_hash,
         fromChain: chainKey(registry, 'from_chain', q.from_chain),
         toChain: chainKey(registry, 'to_chain', q.to_chain),
+        solverId: q.solver_id,
+        integrator: q.integrator,
         statusGroups: statusGroups(q.status),
         nowUnix: now.unixSeconds,
         page: q.page,
