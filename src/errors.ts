@@ -40,3 +40,13 @@ export function shown(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}...` : text;
 }
+
+/** Hex strings longer than a 32-byte word become `0x…`: a secret is 32 bytes, but calldata carries it inside more (safety rule 7). */
+export function redactHex(text: string): string {
+  return text.replace(/0x[0-9a-fA-F]{65,}/g, '0x…');
+}
+
+/** A short description of any error, safe for logs: its message, long hex strings cut (safety rule 7). */
+export function safeErrorText(err: unknown): string {
+  return redactHex(err instanceof Error ? err.message : String(err)).slice(0, 500);
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Chain } from '../chains/registry.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
-import { describeChainError } from '../chains/evm/chain-errors.ts';
+import { safeErrorText } from '../errors.ts';
 import { accrueOrderFees } from '../store/affiliates.ts';
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
 import { findOrders, type OrderRecord } from '../store/orders.ts';
@@ -60,6 +60,8 @@ export type SourceCheck = { problem: string } | { blocksLeft: bigint };
  */
 export interface SolverChain {
   readonly chain: Chain;
+  /** A short description of an error of this chain's, safe for logs (safety rule 7); the redacted message without it. */
+  readonly describeError?: (err: unknown) => string;
   /** Whether the order's destination HTLC is funded on chain, or its funding already broadcast. */
   destinationFunded(order: OrderRecord): Promise<boolean>;
   /** Rule 1: the source HTLC on chain has exactly the order's terms (contract, asset, parties, secret hash, amount, timelock). */
@@ -141,7 +143,7 @@ export class Solver {
         try {
           await step(order);
         } catch (err) {
-          if (!signal?.aborted) this.log.error({ order: order.id, error: describeChainError(err) }, 'solver step failed');
+          if (!signal?.aborted) this.log.error({ order: order.id, error: this.describe(err, order) }, 'solver step failed');
         }
       });
     };
@@ -203,12 +205,12 @@ export class Solver {
               funded.push(order.id);
               this.log.info({ order: order.id, chain: dst.chain.key }, 'funded the destination');
             } catch (err) {
-              if (!signal?.aborted) this.log.error({ order: order.id, error: describeChainError(err) }, 'solver step failed');
+              if (!signal?.aborted) this.log.error({ order: order.id, error: this.describe(err, order) }, 'solver step failed');
             }
           }),
         );
         pass.funded.push(...funded);
-        await releaseOrdersLiquidity(this.db, funded).catch((err: unknown) => this.log.error({ chain: dst.chain.key, error: describeChainError(err) }, 'releasing the liquidity failed'));
+        await releaseOrdersLiquidity(this.db, funded).catch((err: unknown) => this.log.error({ chain: dst.chain.key, error: safeErrorText(err) }, 'releasing the liquidity failed'));
       }),
     );
   }
@@ -246,6 +248,12 @@ export class Solver {
     const wrongDestination = dst.checkDestination(order);
     if (wrongDestination) return skip(wrongDestination);
     return true;
+  }
+
+  /** A step's error as the order's chains describe it (an EVM revert by name), else its redacted message. */
+  private describe(err: unknown, order: OrderRecord): string {
+    const describer = this.chains.get(order.destination.chain)?.describeError ?? this.chains.get(order.source.chain)?.describeError ?? safeErrorText;
+    return describer(err);
   }
 
   /** The destination, for a client whose secret the service holds. */

@@ -88,7 +88,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
         btcSolver = new BitcoinSolverChain(ltcChain, db, node!.rpc, solverKey, secrets);
         return [btcSolver];
       },
-      moreActions: (db, secrets) => ({ [ltcChain.key]: new BitcoinActions(db, registry, { secrets, bitcoinRpc: () => node!.rpc, bitcoinSolverKey: () => solverKey }) }),
+      moreActions: (db, secrets) => ({ [ltcChain.key]: new BitcoinActions(db, registry, { secrets, rpc: node!.rpc, solverKey }) }),
     });
     watcher = new BitcoinWatcher(w.store.db, ltcChain, node.rpc, { walletAddresses: [btcSolver.wallet], startBlock: BigInt(await node.rpc.getBlockCount()) + 1n });
     relayer = new BitcoinRelayer({ db: w.store.db, chain: ltcChain.key, rpc: node.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });

@@ -12,7 +12,7 @@ import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import { SecretBox } from '../../src/orders/secret-box.ts';
 import { StaticPriceSource } from '../../src/pricing/price-source.ts';
 import { buildStrategies } from '../../src/pricing/strategies.ts';
-import { evmReadClients, readHtlcOrder } from '../../src/chains/evm/htlc-reads.ts';
+import { readHtlcOrder } from '../../src/chains/evm/htlc-reads.ts';
 import { EvmRelayer, senderWorkers } from '../../src/chains/evm/sender.ts';
 import { EvmClientActions } from '../../src/chains/evm/client-actions.ts';
 import { runWorker } from '../../src/lease-loop.ts';
@@ -89,7 +89,7 @@ export async function openRelayedApi(
   const solverAccount = privateKeyToAccount(privateKeyOf(devAccount('solver')));
   const secrets = new SecretBox(randomBytes(32));
   const rpc = Object.fromEntries((Object.keys(CHAINS) as ChainKey[]).map((k) => [k, chains[k].node.rpcUrl])) as Record<ChainKey, string>;
-  const readClients = evmReadClients(rpc);
+  const readClients = new Map((Object.keys(CHAINS) as ChainKey[]).map((k) => [k as string, createPublicClient({ transport: http(rpc[k]), cacheTime: 0 })]));
   const more = wait.moreActions?.(store.db, secrets) ?? {};
   const api = await buildApi({
     store,
@@ -101,7 +101,7 @@ export async function openRelayedApi(
     version: 'test',
     relayer: {
       actionsFor: (chainKey) => {
-        const client = readClients(chainKey);
+        const client = readClients.get(chainKey);
         return client ? new EvmClientActions(store.db, registry, { client, solverSigner: solverAccount }) : more[chainKey];
       },
       waitMs: wait.waitMs,

@@ -42,13 +42,14 @@ import { feeLadder, type TxVersion } from './rbf.ts';
  * Secrets, keys and signatures never appear in answers or errors (safety rule 7).
  */
 
+/** What the actions on one Bitcoin-family chain use. */
 export interface BitcoinActionsDeps {
-  /** The solver's 32-byte private key on a Bitcoin-family chain: its x-only key is the redeemer of sources. */
-  bitcoinSolverKey?(chainKey: string): Uint8Array | undefined;
-  /** The node of a Bitcoin-family chain (fee rates, the chain height). */
-  bitcoinRpc?(chainKey: string): BitcoinRpc | undefined;
+  /** The chain's node (fee rates, the chain height). */
+  rpc: BitcoinRpc;
+  /** The solver's 32-byte private key there, when this instance holds it: its x-only key is the redeemer of sources. */
+  solverKey?: Uint8Array;
   /** Opens the service-held per-order keys (`orders.delegate_key_ciphertext`). */
-  secrets?: SecretBox;
+  secrets: SecretBox;
 }
 
 /** One side of an order on a Bitcoin-family chain, with its HTLC's terms. */
@@ -123,7 +124,7 @@ export class BitcoinActions implements ClientActions {
     if (minedValue < amount) {
       throw conflict(`order ${order.id}: the destination HTLC holds ${minedValue} of ${amount} sats in mined outputs: redeem once its funding is mined`);
     }
-    const rpc = this.rpc(destination.chain);
+    const { rpc } = this.deps;
     const height = BigInt(await this.node(destination.chain, () => rpc.getBlockCount()));
     const confirmations = height - maxBlock(mined) + 1n;
     if (confirmations < BigInt(destination.swap.requiredConfirmations)) {
@@ -143,7 +144,7 @@ export class BitcoinActions implements ClientActions {
     if (existing) return existing;
     const source = this.htlcSide(order, 'source');
     const utxos = await this.unspentSource(order, source);
-    const rpc = this.rpc(source.chain);
+    const { rpc } = this.deps;
     // The client's signed refund, or the service signs with the client's key it holds.
     const plan: { checked: CheckedRefund } | { key: Uint8Array } =
       given !== undefined
@@ -177,12 +178,12 @@ export class BitcoinActions implements ClientActions {
     const hashes = instantRefundSighashes(skeleton);
     const clientSignatures = await this.clientSignatures(order, source, hashes, given);
 
-    const solverKey = this.deps.bitcoinSolverKey?.(source.chain.key);
+    const solverKey = this.deps.solverKey;
     if (!solverKey) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${source.chain.key}`);
     if (xOnlyPublicKeyOf(solverKey) !== source.swap.redeemer.toLowerCase()) {
       throw new AppError('unavailable', `instant-refund: the solver key on ${source.chain.key} is not this order's redeemer`);
     }
-    const rpc = this.rpc(source.chain);
+    const { rpc } = this.deps;
     const feeRate = await this.node(source.chain, () => rpc.feeRate());
     const wallet = walletAddress(solverKey, source.chain.network);
     if ((await this.feeCandidates(this.db, source.chain, wallet)).length === 0) throw noFeeUtxo(source.chain, wallet);
@@ -328,19 +329,11 @@ export class BitcoinActions implements ClientActions {
 
   /** The service-held key of the client on this side, when the client gave no delegate of its own. */
   private async serviceKey(order: OrderRecord, side: HtlcSide): Promise<Uint8Array | undefined> {
-    const secrets = this.deps.secrets;
-    if (!secrets) throw new AppError('unavailable', 'the service-held keys cannot be opened: no secret box is configured');
     try {
-      return await openServiceKey(this.db, secrets, order.id, side.swap);
+      return await openServiceKey(this.db, this.deps.secrets, order.id, side.swap);
     } catch (err) {
       throw new AppError('internal', `order ${order.id}: the service-held key cannot be opened`, { cause: err });
     }
-  }
-
-  private rpc(chain: Chain): BitcoinRpc {
-    const rpc = this.deps.bitcoinRpc?.(chain.key);
-    if (!rpc) throw new AppError('unavailable', `no node RPC is configured for ${chain.key}`);
-    return rpc;
   }
 
   /** A node call; its failure is the node's unavailability, not the caller's fault. */

@@ -45,8 +45,8 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
     ...(solver ? { solver } : {}),
     clientActions: new BitcoinActions(db, ctx.registry, {
       secrets: ctx.secrets,
-      bitcoinRpc: () => rpc,
-      ...(solverKey ? { bitcoinSolverKey: () => solverKey } : {}),
+      rpc,
+      ...(solverKey ? { solverKey } : {}),
     }),
     // The confirmed unspent outputs of the party's key-path wallet that the watcher recorded.
     async balances(party, assets) {

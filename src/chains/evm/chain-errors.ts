@@ -1,4 +1,5 @@
 import { BaseError, ContractFunctionRevertedError, decodeErrorResult, isHex, RpcError, RpcRequestError } from 'viem';
+import { redactHex, safeErrorText } from '../../errors.ts';
 import { htlcAbi } from './htlc-abi.ts';
 
 /**
@@ -18,7 +19,7 @@ export function describeChainError(err: unknown): string {
       text = `${err.shortMessage}${details}`;
     }
   } else {
-    text = err instanceof Error ? err.message : String(err);
+    return safeErrorText(err);
   }
   return redactHex(text).slice(0, 500);
 }
@@ -40,11 +41,6 @@ function revertErrorName(err: BaseError): string | undefined {
     return true;
   });
   return name;
-}
-
-/** Hex strings longer than a 32-byte word become `0x…`: a secret is 32 bytes, but calldata carries it inside more. */
-export function redactHex(text: string): string {
-  return text.replace(/0x[0-9a-fA-F]{65,}/g, '0x…');
 }
 
 const messages = (err: unknown): string => {

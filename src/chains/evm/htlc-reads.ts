@@ -1,20 +1,5 @@
-import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem';
+import type { Address, Hex, PublicClient } from 'viem';
 import { htlcAbi } from './htlc-abi.ts';
-
-/** Read clients for EVM chains by registry chain key, one per RPC URL, made on first use. */
-export function evmReadClients(rpcUrls: Readonly<Record<string, string>>): (chainKey: string) => PublicClient | undefined {
-  const clients = new Map<string, PublicClient>();
-  return (chainKey) => {
-    const url = rpcUrls[chainKey];
-    if (!url) return undefined;
-    let client = clients.get(chainKey);
-    if (!client) {
-      client = createPublicClient({ transport: http(url), cacheTime: 0 });
-      clients.set(chainKey, client);
-    }
-    return client;
-  };
-}
 
 /** An HTLC order as the contract stores it; `initiator` is the zero address when there is none. */
 export interface OnChainHtlcOrder {

@@ -2,6 +2,7 @@ import { createPublicClient, erc20Abi, getAddress, http, isAddressEqual, maxUint
 import { evmChainId } from './index.ts';
 import { evmOrderId } from './order-id.ts';
 import type { Asset, Chain, Registry } from '../registry.ts';
+import { describeChainError } from './chain-errors.ts';
 import { readHtlcOrder, ZERO_ADDRESS, type OnChainHtlcOrder } from './htlc-reads.ts';
 import type { JobPayload } from './jobs.ts';
 import { requeueFailedJob } from '../../store/signed-txs.ts';
@@ -27,6 +28,8 @@ interface EvmSide {
  */
 export class EvmSolverChain implements SolverChain {
   readonly address: Address;
+  /** viem's errors repeat the call's arguments: a revert is shown by its error name, a long hex string cut. */
+  readonly describeError = describeChainError;
   private readonly client: PublicClient;
   /** ERC-20 HTLCs whose unlimited approval is on chain. */
   private readonly approved = new Set<string>();

@@ -89,7 +89,7 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
         await setSolverBalance(store.db, { solverId: SOLVER.id, asset, balance: 10n ** 12n });
       }
       const secrets = new SecretBox(randomBytes(32));
-      const actions = new BitcoinActions(store.db, registry, { secrets, bitcoinSolverKey: () => SOLVER_KEY, bitcoinRpc: () => ltc.rpc });
+      const actions = new BitcoinActions(store.db, registry, { secrets, solverKey: SOLVER_KEY, rpc: ltc.rpc });
       api = await buildApi({
         store,
         registry,
