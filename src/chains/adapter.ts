@@ -108,6 +108,8 @@ export interface DevnetOptions {
   keys: { solver: Hex; relayer: Hex; user: Hex; feeSigner: Hex };
   /** Milliseconds between blocks (the registry's block time by default); 0 mines only when asked. */
   blockTimeMs: number;
+  /** Listen on the family's well-known local ports (Garden's local environment) where they are free; otherwise on free ones. */
+  wellKnownPorts: boolean;
 }
 
 /** One local chain of `hashlock dev`, running. */
@@ -121,5 +123,7 @@ export interface DevChain {
   accounts?: { user?: Record<string, unknown>; solver?: Record<string, unknown> };
   /** The line `hashlock dev` prints for it. */
   describe: string;
+  /** What the operator should know of how it started (a well-known port that was taken, say). */
+  notes?: string[];
   stop(): Promise<void>;
 }

@@ -38,7 +38,7 @@ program
   .option('-c, --config <file>', 'service config file', undefined)
   .action(async (opts: { config?: string }) => {
     const config = configOf(opts.config);
-    const dev = await startDev(config);
+    const dev = await startDev(config, { wellKnownPorts: true });
     console.log(describeDev(config, dev));
     stopOnSignal(dev.stop);
   });

@@ -10,6 +10,8 @@ import { devnetPath, readDevnetFile, updateDevnetFile } from './devnet-file.ts';
 export interface DevOptions {
   /** Milliseconds between blocks by chain key (the registry's block time by default); 0 mines only when asked (EVM: each transaction at once). */
   blockTimeMs?: Readonly<Record<string, number>>;
+  /** Chains listen on their well-known local ports (Garden's local environment: 8545, 8546) where free; `hashlock dev` asks for this, tests usually not. */
+  wellKnownPorts?: boolean;
 }
 
 export interface Dev {
@@ -48,6 +50,7 @@ export async function startDev(config: ServiceConfig, options: DevOptions = {}):
         dataDir: config.dataDir,
         keys: { ...keys, user: privateKeyOf(user) },
         blockTimeMs: options.blockTimeMs?.[chain.key] ?? chain.blockTimeMs,
+        wellKnownPorts: options.wellKnownPorts ?? false,
       });
       if ('unavailable' in started) console.warn(started.unavailable);
       else devChains.push(started);
@@ -94,6 +97,7 @@ export function describeDev(config: ServiceConfig, dev: Dev): string {
     `  API key  ${dev.appKey}   (send it as the service-app-id header)`,
     `  Docs     ${dev.apiUrl}/docs`,
     ...dev.chains.map((c) => `  Chain    ${c.chain.key.padEnd(18)} ${c.describe}`),
+    ...dev.chains.flatMap((c) => (c.notes ?? []).map((note) => `  Note     ${note}`)),
     `  Written  ${devnetPath(config.dataDir)}`,
     '',
     `  try: curl -H 'service-app-id: ${dev.appKey}' '${dev.apiUrl}/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=100000'`,

@@ -76,7 +76,7 @@ describeEachStore('POST /v2/orders', (kind) => {
     const id = (chainId: bigint, initiator: string, redeemer: string, timelock: bigint, amount: bigint, htlc: string) =>
       evmOrderId({ chainId, secretHash: `0x${s.secret_hash}`, initiator: initiator as `0x${string}`, redeemer: redeemer as `0x${string}`, timelock, amount, htlc: htlc as `0x${string}` }).slice(2);
     assert.equal(s.swap_id, id(31337n, USER, SOLVER.addresses.ethereum_localnet!, 600n, 100000n, '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0'));
-    assert.equal(d.swap_id, id(31338n, SOLVER.addresses.arbitrum_localnet!, USER, 150n, 99700n, '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0'));
+    assert.equal(d.swap_id, id(31338n, SOLVER.addresses.arbitrum_localnet!, USER, 150n, 99700n, '0x0165878A594ca255338adfa4d48449f69242Eb8F'));
     assert.ok(Math.abs(order.deadline - (Math.floor(Date.now() / 1000) + 3600)) < 60);
     assert.equal(order.solver_id, SOLVER.id);
     assert.equal(order.integrator, 'test app');

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createPublicClient, createWalletClient, getAddress, getContractAddress, http, parseUnits, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -15,10 +16,39 @@ export interface EvmDeployment {
   contracts: { wbtc: Address; usdc: Address; wbtcHtlc: Address; usdcHtlc: Address; nativeHtlc: Address; feeClaim: Address };
 }
 
+/** The contracts of a local EVM chain; all but FeeClaim sit where the localnet registry says. */
+type ContractKey = keyof EvmDeployment['contracts'];
+type RegistryContract = Exclude<ContractKey, 'feeClaim'>;
+
+/** How far into the deployer's nonces the registry's addresses may lie. */
+const MAX_DEPLOY_NONCE = 32;
+
 /**
- * Deploys the test tokens, HTLCs and FeeClaim from the deployer in a fixed order, so their
- * addresses are the ones the localnet registry names (checked, not assumed), then funds the solver
- * and the test user. A chain restarted from its saved state already has them: nothing is redeployed.
+ * The deployer's transactions, nonce by nonce, that put each contract where the registry names it:
+ * the registry addresses are the deployer's contract addresses at some nonces (Garden's local
+ * environment uses 0, 2 on one chain and 1, 6 on the other), FeeClaim takes the first nonce left,
+ * and a nonce no contract takes is spent by an empty transfer.
+ */
+export function deployPlan(deployer: Address, expected: Record<RegistryContract, Address>): (ContractKey | 'skip')[] {
+  const nonceOf = new Map<Address, number>();
+  for (let nonce = 0; nonce < MAX_DEPLOY_NONCE; nonce++) nonceOf.set(getContractAddress({ from: deployer, nonce: BigInt(nonce) }), nonce);
+  const plan: (ContractKey | 'skip')[] = [];
+  for (const [key, address] of Object.entries(expected) as [RegistryContract, Address][]) {
+    const nonce = nonceOf.get(address);
+    if (nonce === undefined) throw new Error(`${key} at ${address}: not an address the deployer ${deployer} creates within its first ${MAX_DEPLOY_NONCE} transactions`);
+    if (plan[nonce] !== undefined) throw new Error(`${key} and ${plan[nonce]} both sit at ${address}`);
+    plan[nonce] = key;
+  }
+  const free = Array.from({ length: plan.length + 1 }, (_, nonce) => nonce).find((nonce) => plan[nonce] === undefined)!;
+  plan[free] = 'feeClaim';
+  return Array.from(plan, (step) => step ?? 'skip');
+}
+
+/**
+ * Deploys the test tokens, HTLCs and FeeClaim from the deployer in the order `deployPlan` gives,
+ * so their addresses are the ones the localnet registry names (checked, not assumed), then funds
+ * the solver and the test user. A chain restarted from its saved state already has them: nothing
+ * is redeployed.
  */
 export async function deployLocalnet(chain: Chain, rpcUrl: string, chainId: number): Promise<EvmDeployment> {
   const transport = http(rpcUrl);
@@ -30,79 +60,87 @@ export async function deployLocalnet(chain: Chain, rpcUrl: string, chainId: numb
     if (!address) throw new Error(`the localnet registry has no ${part} address for ${chain.key}:${symbol}`);
     return getAddress(address);
   };
-  const expected = {
+  const expected: Record<RegistryContract, Address> = {
     wbtc: registryAddress('wbtc', 'token'),
     usdc: registryAddress('usdc', 'token'),
     wbtcHtlc: registryAddress('wbtc', 'htlc'),
     usdcHtlc: registryAddress('usdc', 'htlc'),
     nativeHtlc: registryAddress('eth', 'htlc'),
   };
+  const plan = deployPlan(deployer.address, expected);
+  const feeClaim = getContractAddress({ from: deployer.address, nonce: BigInt(plan.indexOf('feeClaim')) });
+  const contracts: EvmDeployment['contracts'] = { ...expected, feeClaim };
 
-  const alreadyDeployed = (await client.getCode({ address: expected.nativeHtlc })) !== undefined;
-  const deploy = async (name: string, args: unknown[]): Promise<Address> => {
-    const { abi, bytecode } = contractArtifact(name);
-    const hash = await wallet.deployContract({ abi, bytecode, args });
-    const receipt = await client.waitForTransactionReceipt({ hash });
-    if (!receipt.contractAddress) throw new Error(`deploying ${name} on ${chain.key} failed`);
-    return getAddress(receipt.contractAddress);
+  const onChain = await Promise.all(Object.values(contracts).map((address) => client.getCode({ address })));
+  if (onChain.every((code) => code !== undefined)) return { chain: chain.key, chainId, rpcUrl, contracts };
+  if (onChain.some((code) => code !== undefined) || (await client.getTransactionCount({ address: deployer.address })) !== 0) {
+    throw new Error(`the deployer on ${chain.key} has sent transactions before: the registry addresses cannot be reproduced`);
+  }
+
+  const constructorOf: Record<ContractKey, [string, unknown[]]> = {
+    wbtc: ['TestToken', ['Wrapped Bitcoin (test)', 'WBTC', 8, deployer.address]],
+    usdc: ['TestToken', ['USD Coin (test)', 'USDC', 6, deployer.address]],
+    wbtcHtlc: ['HTLC', [expected.wbtc]],
+    usdcHtlc: ['HTLC', [expected.usdc]],
+    nativeHtlc: ['NativeHTLC', []],
+    feeClaim: ['FeeClaim', [devAccount('feeSigner').address, deployer.address]],
   };
-
-  let contracts: EvmDeployment['contracts'];
-  if (alreadyDeployed) {
-    contracts = { ...expected, feeClaim: await feeClaimAddress(client, deployer.address) };
-  } else {
-    if ((await client.getTransactionCount({ address: deployer.address })) !== 0) {
-      throw new Error(`the deployer on ${chain.key} has sent transactions before: the registry addresses cannot be reproduced`);
+  for (const step of plan) {
+    if (step === 'skip') {
+      await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: deployer.address, value: 0n }) });
+      continue;
     }
-    // The order is the registry's: deployer nonces 0 to 5.
-    const wbtc = await deploy('TestToken', ['Wrapped Bitcoin (test)', 'WBTC', 8, deployer.address]);
-    const usdc = await deploy('TestToken', ['USD Coin (test)', 'USDC', 6, deployer.address]);
-    const wbtcHtlc = await deploy('HTLC', [wbtc]);
-    const usdcHtlc = await deploy('HTLC', [usdc]);
-    const nativeHtlc = await deploy('NativeHTLC', []);
-    const feeClaim = await deploy('FeeClaim', [devAccount('feeSigner').address, deployer.address]);
-    contracts = { wbtc, usdc, wbtcHtlc, usdcHtlc, nativeHtlc, feeClaim };
-    for (const [name, address] of Object.entries(expected)) {
-      if (contracts[name as keyof typeof expected] !== address) {
-        throw new Error(`${chain.key}: ${name} deployed at ${contracts[name as keyof typeof expected]}, the registry says ${address}`);
-      }
-    }
-    const { abi } = contractArtifact('TestToken');
-    const mint = async (token: Address, to: Address, amount: bigint) =>
-      client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: token, abi, functionName: 'mint', args: [to, amount] }) });
-    for (const [who, wbtc, usdc] of [
-      [devAccount('solver').address, '100', '10000000'],
-      [devAccount('user').address, '10', '1000000'],
-    ] as const) {
-      await mint(contracts.wbtc, who, parseUnits(wbtc, 8));
-      await mint(contracts.usdc, who, parseUnits(usdc, 6));
+    const [name, args] = constructorOf[step];
+    const { abi, bytecode } = contractArtifact(name);
+    const receipt = await client.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi, bytecode, args }) });
+    if (!receipt.contractAddress || getAddress(receipt.contractAddress) !== contracts[step]) {
+      throw new Error(`${chain.key}: ${step} deployed at ${receipt.contractAddress}, the registry says ${contracts[step]}`);
     }
   }
+  const { abi } = contractArtifact('TestToken');
+  const mint = async (token: Address, to: Address, amount: bigint) =>
+    client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: token, abi, functionName: 'mint', args: [to, amount] }) });
+  for (const [who, wbtc, usdc] of [
+    [devAccount('solver').address, '100', '10000000'],
+    [devAccount('user').address, '10', '1000000'],
+  ] as const) {
+    await mint(contracts.wbtc, who, parseUnits(wbtc, 8));
+    await mint(contracts.usdc, who, parseUnits(usdc, 6));
+  }
   return { chain: chain.key, chainId, rpcUrl, contracts };
-}
-
-/** FeeClaim is the deployer's sixth contract (nonce 5). */
-async function feeClaimAddress(client: ReturnType<typeof createPublicClient>, deployer: Address): Promise<Address> {
-  const address = getContractAddress({ from: deployer, nonce: 5n });
-  if ((await client.getCode({ address })) === undefined) throw new Error('FeeClaim is missing from the saved chain state');
-  return address;
 }
 
 /** How often the devnet's anvils save their state (they also save it on a clean exit). */
 export const ANVIL_STATE_INTERVAL_SEC = 2;
 
+/** Garden's local environment serves these chain ids on these ports, and its SDK's localnet chains expect them there. */
+const GARDEN_LOCALNET_PORTS: Readonly<Record<number, number>> = { 31337: 8545, 31338: 8546 };
+
+/** Whether nothing listens on `port` of the loopback interface. */
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /**
  * An EVM chain of `hashlock dev`: an anvil node whose state is kept in the data directory (so a
  * restart resumes; saved every few seconds as well as on exit, so a crash loses seconds of chain),
  * the contracts and test tokens deployed with instant mining, then a block every `blockTimeMs`.
+ * With `wellKnownPorts` it listens where Garden's local environment does, when that port is free.
  */
 export const evmDevnet: FamilyDevnet = {
   async start(chain, options) {
     const chainId = Number(evmChainId(chain));
-    const node = await startAnvil({ chainId, stateFile: join(options.dataDir, `anvil-${chain.key}.json`), stateIntervalSec: ANVIL_STATE_INTERVAL_SEC });
+    const gardenPort = options.wellKnownPorts ? GARDEN_LOCALNET_PORTS[chainId] : undefined;
+    const port = gardenPort !== undefined && (await portIsFree(gardenPort)) ? gardenPort : undefined;
+    const node = await startAnvil({ chainId, port, stateFile: join(options.dataDir, `anvil-${chain.key}.json`), stateIntervalSec: ANVIL_STATE_INTERVAL_SEC });
     try {
       const deployment = await deployLocalnet(chain, node.rpcUrl, chainId);
       if (options.blockTimeMs > 0) await node.rpc('evm_setIntervalMining', [Math.max(1, Math.round(options.blockTimeMs / 1000))]);
+      const notes = gardenPort !== undefined && port === undefined ? [`port ${gardenPort} is taken, so ${chain.key} listens on ${node.port}: Garden's SDK, whose localnet expects ${gardenPort}, cannot reach it`] : [];
       return {
         chain,
         access: {
@@ -113,6 +151,7 @@ export const evmDevnet: FamilyDevnet = {
         },
         record: { chain_id: chainId, rpc_url: node.rpcUrl, contracts: deployment.contracts },
         describe: `${node.rpcUrl} (chain id ${chainId})`,
+        notes,
         stop: () => node.stop(),
       };
     } catch (err) {
