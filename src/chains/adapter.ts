@@ -25,6 +25,13 @@ export interface ChainAdapter {
   readonly partiesAreKeys: boolean;
   /** The canonical form of a party (an HTLC's initiator or redeemer) on `chain`, or undefined when it is not one. */
   normalizeParty(chain: Chain, value: string): string | undefined;
+  /**
+   * How the order list finds the party `value` names on `chain` (an address, or on the Bitcoin family
+   * a script key), as the chain compares them; undefined when it names none there.
+   */
+  partyMatchKey(chain: Chain, value: string): PartyMatchKey | undefined;
+  /** The form this family stores the transaction hash `value` in (its watcher's), or undefined when it is not one. */
+  txHashMatchKey(value: string): string | undefined;
   /** What a party is on this family, for configuration errors ("a valid EVM address (...)"). */
   readonly partyDescription: string;
   /** Seconds from an order's creation to its deadline when its source is on this family. */
@@ -49,6 +56,15 @@ export interface ChainAdapter {
   devnet?: FamilyDevnet;
   /** Works the chain for the service: absent on families that only create orders so far. */
   connect?: (ctx: ChainContext) => ChainRuntime;
+}
+
+/**
+ * A party as the order list looks it up: the stored forms equal to `key` in any case (hex, bech32),
+ * or, when `exact` (base58, where case is part of the value), only `key` itself, the canonical form.
+ */
+export interface PartyMatchKey {
+  key: string;
+  exact: boolean;
 }
 
 /** What the service hands a family to work one chain. */

@@ -1,4 +1,4 @@
-import type { ChainAdapter } from './adapter.ts';
+import type { ChainAdapter, PartyMatchKey } from './adapter.ts';
 import { bitcoinAdapter } from './bitcoin/adapter.ts';
 import { evmAdapter } from './evm/adapter.ts';
 import type { FamilyHtlc } from './family.ts';
@@ -26,3 +26,23 @@ export const usesScriptKeys = (chain: Chain): boolean => chainAdapter(chain)?.pa
 
 /** The canonical form of a party (address, or x-only key) on `chain`, or undefined. */
 export const normalizeParty = (chain: Chain, value: string): string | undefined => chainAdapter(chain)?.normalizeParty(chain, value);
+
+/**
+ * How GET /v2/orders' address filters find `value`: each chain of `chains` where it names a party
+ * gives its key, compared as that chain compares (`ChainAdapter.partyMatchKey`); none when it names
+ * no party anywhere.
+ */
+export function partyMatchKeys(chains: readonly Chain[], value: string): PartyMatchKey[] {
+  const keys = new Map<string, PartyMatchKey>();
+  for (const chain of chains) {
+    const match = chainAdapter(chain)?.partyMatchKey(chain, value);
+    if (match) keys.set(`${match.exact}:${match.key}`, match);
+  }
+  return [...keys.values()];
+}
+
+/** Every stored form `value` takes as a transaction hash on one of `chains` (`ChainAdapter.txHashMatchKey`). */
+export function txHashMatchKeys(chains: readonly Chain[], value: string): string[] {
+  const keys = chains.map((chain) => chainAdapter(chain)?.txHashMatchKey(value));
+  return [...new Set(keys.filter((k) => k !== undefined))];
+}

@@ -1,3 +1,4 @@
+import type { PartyMatchKey } from './adapter.ts';
 import type { Asset, Chain } from './registry.ts';
 
 /** The terms of one HTLC as an order fixes them, each value in the chain's own format. */
@@ -40,3 +41,15 @@ export interface FamilyHtlc {
   /** The extra fields of the create-order response when the order's source is on this family. */
   sourceSigningData(terms: HtlcTerms, options: SigningOptions): Promise<Record<string, unknown>>;
 }
+
+/** A party that compares in any case (hex), when there is one. */
+export const anyCase = (key: string | undefined): PartyMatchKey | undefined => (key === undefined ? undefined : { key, exact: false });
+
+/** A party that compares exactly (base58), in its canonical form, when there is one. */
+export const exactly = (key: string | undefined): PartyMatchKey | undefined => (key === undefined ? undefined : { key, exact: true });
+
+/** A transaction-hash match key for hex hashes, which compare in any case: lowercased when `value` matches `pattern`. */
+export const hexHashKey =
+  (pattern: RegExp) =>
+  (value: string): string | undefined =>
+    pattern.test(value) ? value.toLowerCase() : undefined;

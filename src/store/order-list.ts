@@ -1,17 +1,21 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { PartyMatchKey } from '../chains/adapter.ts';
 import type { StatusGroup } from '../orders/status-groups.ts';
 import type { Db } from './database.ts';
 
 export interface OrderListQuery {
   appId: string;
-  /** Initiator, redeemer or delegate of either swap, case-insensitively. */
-  address?: string | undefined;
-  /** The source swap's initiator (the client's source address), case-insensitively. */
-  fromOwner?: string | undefined;
-  /** The destination swap's redeemer (the client's payout address), case-insensitively. */
-  toOwner?: string | undefined;
-  /** Any initiate, redeem or refund transaction of either swap. */
-  txHash?: string | undefined;
+  // The party and hash filters come as the keys of the asked value on the chains where it names
+  // one (`partyMatchKeys`, `txHashMatchKeys` of src/chains/adapters.ts): how a chain compares its
+  // addresses is its adapter's decision. An empty list matches nothing.
+  /** Initiator, redeemer or delegate of either swap. */
+  address?: readonly PartyMatchKey[] | undefined;
+  /** The source swap's initiator (the client's source address). */
+  fromOwner?: readonly PartyMatchKey[] | undefined;
+  /** The destination swap's redeemer (the client's payout address). */
+  toOwner?: readonly PartyMatchKey[] | undefined;
+  /** Any initiate, redeem or refund transaction of either swap, in the form stored. */
+  txHash?: readonly string[] | undefined;
   fromChain?: string | undefined;
   toChain?: string | undefined;
   solverId?: string | undefined;
@@ -51,24 +55,46 @@ function groupPredicate(group: StatusGroup, nowUnix: number): RawBuilder<unknown
   }
 }
 
+const list = (keys: readonly string[]) => sql.join(keys.map((k) => sql`${k}`));
+
+/**
+ * A party column matching one of `keys`. The party indexes are on lower(column): every key is
+ * looked up in lowercase, and an exact key must also equal the column as written.
+ */
+function partyIn(column: string, keys: readonly PartyMatchKey[]): RawBuilder<unknown> {
+  if (keys.length === 0) return sql`false`;
+  const c = sql.ref(column);
+  const lowered = (ks: readonly PartyMatchKey[]) => sql.join(ks.map((k) => sql`lower(${k.key})`));
+  const found = sql`lower(${c}) in (${lowered(keys)})`;
+  const exact = keys.filter((k) => k.exact);
+  const anyCase = keys.filter((k) => !k.exact);
+  if (exact.length === 0) return found;
+  const exactly = sql`${c} in (${list(exact.map((k) => k.key))})`;
+  if (anyCase.length === 0) return sql`(${found} and ${exactly})`;
+  return sql`(${found} and (${exactly} or lower(${c}) in (${lowered(anyCase)})))`;
+}
+
 function conditions(q: OrderListQuery): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [sql`o.app_id = ${q.appId}`];
   if (q.address !== undefined) {
     const a = q.address;
     // One indexed lookup per role rather than an OR across columns, which no index serves.
     where.push(sql`o.id in (
-      select order_id from swaps where lower(initiator) = lower(${a})
-      union all select order_id from swaps where lower(redeemer) = lower(${a})
-      union all select order_id from swaps where lower(delegate) = lower(${a}) and delegate <> '')`);
+      select order_id from swaps where ${partyIn('initiator', a)}
+      union all select order_id from swaps where ${partyIn('redeemer', a)}
+      union all select order_id from swaps where ${partyIn('delegate', a)} and delegate <> '')`);
   }
-  if (q.fromOwner !== undefined) where.push(sql`lower(s.initiator) = lower(${q.fromOwner})`);
-  if (q.toOwner !== undefined) where.push(sql`lower(d.redeemer) = lower(${q.toOwner})`);
+  if (q.fromOwner !== undefined) where.push(partyIn('s.initiator', q.fromOwner));
+  if (q.toOwner !== undefined) where.push(partyIn('d.redeemer', q.toOwner));
   if (q.txHash !== undefined) {
-    const h = q.txHash;
-    where.push(sql`o.id in (
-      select order_id from swaps where initiate_tx_hash = ${h} and initiate_tx_hash <> ''
-      union all select order_id from swaps where redeem_tx_hash = ${h} and redeem_tx_hash <> ''
-      union all select order_id from swaps where refund_tx_hash = ${h} and refund_tx_hash <> '')`);
+    if (q.txHash.length === 0) where.push(sql`false`);
+    else {
+      const h = list(q.txHash);
+      where.push(sql`o.id in (
+        select order_id from swaps where initiate_tx_hash in (${h}) and initiate_tx_hash <> ''
+        union all select order_id from swaps where redeem_tx_hash in (${h}) and redeem_tx_hash <> ''
+        union all select order_id from swaps where refund_tx_hash in (${h}) and refund_tx_hash <> '')`);
+    }
   }
   if (q.fromChain !== undefined) where.push(sql`s.chain = ${q.fromChain}`);
   if (q.toChain !== undefined) where.push(sql`d.chain = ${q.toChain}`);

@@ -225,7 +225,8 @@ describeEachStore('GET /v2/orders', (kind) => {
   });
 
   test('the status shows the chain heights, read at most once a second', async () => {
-    const order = await addOrder(t.appId, {}, { initiate_tx_hash: '0x1', initiate_block_number: 100, current_confirmations: 1 });
+    const txHash = `0x${randomHex32()}`;
+    const order = await addOrder(t.appId, {}, { initiate_tx_hash: txHash, initiate_block_number: 100, current_confirmations: 1 });
     const status = async () =>
       (await t.api.inject({ url: `/v2/orders/${order.id}`, headers: { 'service-app-id': t.key } })).json<Json>().result.status as string;
     assert.equal(await status(), 'initiated');
@@ -236,7 +237,7 @@ describeEachStore('GET /v2/orders', (kind) => {
       assert.ok(Date.now() - started < 3000, 'the new height shows within a second');
       await new Promise((r) => setTimeout(r, 50));
     }
-    assert.equal((await list(`?tx_hash=0x1&per_page=100`)).data.find((o) => o.order_id === order.id)?.status, 'awaiting_refund');
+    assert.equal((await list(`?tx_hash=${txHash}&per_page=100`)).data.find((o) => o.order_id === order.id)?.status, 'awaiting_refund');
     await setChainHeight(t.store.db, 'ethereum_localnet', 5n);
     const heights = await currentHeights(t.store.db);
     assert.equal(heights.get('ethereum_localnet'), 701n, 'a second has not passed: the last read still serves');

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { partyMatchKeys, txHashMatchKeys } from '../../chains/adapters.ts';
 import type { Registry } from '../../chains/registry.ts';
 import { invalid, shown } from '../../errors.ts';
 import { currentHeights } from '../../orders/heights-cache.ts';
@@ -26,10 +27,10 @@ const Filter = (description: string) =>
 
 const ListQuery = Type.Object(
   {
-    address: Filter('Initiator, redeemer or delegate of either swap (case-insensitive)'),
-    from_owner: Filter("The source swap's initiator (case-insensitive)"),
-    to_owner: Filter("The destination swap's redeemer (case-insensitive)"),
-    tx_hash: Filter('Any initiate, redeem or refund transaction hash of either swap (exact)'),
+    address: Filter('Initiator, redeemer or delegate of either swap, compared as its chain compares addresses'),
+    from_owner: Filter("The source swap's initiator, compared as its chain compares addresses"),
+    to_owner: Filter("The destination swap's redeemer, compared as its chain compares addresses"),
+    tx_hash: Filter('Any initiate, redeem or refund transaction hash of either swap, compared as its chain compares them'),
     from_chain: Filter('Source chain key'),
     to_chain: Filter('Destination chain key'),
     solver_id: Filter('The solver serving the order (exact)'),
@@ -62,6 +63,7 @@ function statusGroups(value: string | undefined): StatusGroup[] | undefined {
 
 export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const { db, registry, auth, orders } = ctx;
+  const parties = (value: string | undefined) => (value === undefined ? undefined : partyMatchKeys(registry.chains, value));
 
   app.get<{ Querystring: ListQuery }>(
     '/v2/orders',
@@ -85,10 +87,10 @@ export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const now = { unixSeconds: Math.floor(Date.now() / 1000), heights: await currentHeights(db) };
       const { ids, total } = await listOrderIds(db, {
         appId: request.app!.id,
-        address: q.address,
-        fromOwner: q.from_owner,
-        toOwner: q.to_owner,
-        txHash: q.tx_hash,
+        address: parties(q.address),
+        fromOwner: parties(q.from_owner),
+        toOwner: parties(q.to_owner),
+        txHash: q.tx_hash === undefined ? undefined : txHashMatchKeys(registry.chains, q.tx_hash),
         fromChain: chainKey(registry, 'from_chain', q.from_chain),
         toChain: chainKey(registry, 'to_chain', q.to_chain),
         solverId: q.solver_id,

@@ -1,7 +1,8 @@
 import { hexToBytes } from '@noble/curves/utils.js';
 import { BITCOIN_SOURCE_DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
-import { isXOnlyPublicKey, xOnlyPublicKeyOf } from './address.ts';
+import { hexHashKey } from '../family.ts';
+import { bitcoinAddressMatchKey, isXOnlyPublicKey, xOnlyPublicKeyOf } from './address.ts';
 import { INITIATE_REFUSAL } from './client-actions.ts';
 import { bitcoinHtlc } from './index.ts';
 import { bitcoinDevnet } from './devnet.ts';
@@ -16,6 +17,9 @@ export const bitcoinAdapter: ChainAdapter = {
   // The scripts name x-only keys: the solver's is its address entry, the client's its delegate.
   partiesAreKeys: true,
   normalizeParty: (_chain, value) => (isXOnlyPublicKey(value) ? value.toLowerCase() : undefined),
+  // A swap row holds the client's address in its role, and the script keys.
+  partyMatchKey: (chain, value) => (isXOnlyPublicKey(value) ? { key: value, exact: false } : bitcoinAddressMatchKey(chain.network, value)),
+  txHashMatchKey: hexHashKey(/^[0-9a-fA-F]{64}$/),
   partyDescription: 'an x-only public key (64 hex characters)',
   // Blocks are minutes apart: a client gets longer to fund the HTLC address.
   sourceDeadlineSeconds: BITCOIN_SOURCE_DEADLINE_SECONDS,

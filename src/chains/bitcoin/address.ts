@@ -1,5 +1,6 @@
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { Address } from '@scure/btc-signer';
+import type { PartyMatchKey } from '../adapter.ts';
 import { bitcoinNetwork } from './network.ts';
 
 const ACCEPTED_TYPES: ReadonlySet<string> = new Set(['pkh', 'sh', 'wpkh', 'wsh', 'tr']);
@@ -10,11 +11,23 @@ const ACCEPTED_TYPES: ReadonlySet<string> = new Set(['pkh', 'sh', 'wpkh', 'wsh',
  * (future versions, P2A) are refused. Throws only for an unknown network name.
  */
 export function normalizeBitcoinAddress(network: string, address: string): string | undefined {
+  return decodeAddress(network, address)?.address;
+}
+
+/** How the order list finds an address: bech32 (segwit) in any case, base58 (P2PKH, P2SH) exactly. */
+export function bitcoinAddressMatchKey(network: string, address: string): PartyMatchKey | undefined {
+  const decoded = decodeAddress(network, address);
+  return decoded && { key: decoded.address, exact: BASE58_TYPES.has(decoded.type) };
+}
+
+const BASE58_TYPES: ReadonlySet<string> = new Set(['pkh', 'sh']);
+
+function decodeAddress(network: string, address: string): { address: string; type: string } | undefined {
   const coder = Address(bitcoinNetwork(network));
   try {
     const decoded = coder.decode(address);
     if (!ACCEPTED_TYPES.has(decoded.type)) return undefined;
-    return coder.encode(decoded);
+    return { address: coder.encode(decoded), type: decoded.type };
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
+import { anyCase, hexHashKey } from '../family.ts';
 import { evmChainId, evmHtlc, normalizeEvmAddress } from './index.ts';
 import { evmDevnet } from './devnet.ts';
 import { connectEvmChain } from './runtime.ts';
@@ -10,6 +11,9 @@ export const evmAdapter: ChainAdapter = {
   htlc: evmHtlc,
   partiesAreKeys: false,
   normalizeParty: (_chain, value) => normalizeEvmAddress(value),
+  // Hex in any case; a mixed-case address with a wrong checksum still names the address.
+  partyMatchKey: (_chain, value) => anyCase(normalizeEvmAddress(value.toLowerCase())),
+  txHashMatchKey: hexHashKey(/^0x[0-9a-fA-F]{64}$/),
   partyDescription: 'a valid EVM address (hex, EIP-55 checksum)',
   sourceDeadlineSeconds: DEADLINE_SECONDS,
   quoteInitiate: (chain, data) => ({

@@ -1,5 +1,7 @@
 import type { ChainAdapter } from '../adapter.ts';
+import { exactly } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
+import { normalizeSolanaAddress, normalizeSolanaSignature } from './address.ts';
 import { solanaHtlc } from './index.ts';
 import { RecentBlockhash } from './rpc.ts';
 
@@ -8,6 +10,9 @@ export const solanaAdapter: ChainAdapter = {
   htlc: solanaHtlc,
   partiesAreKeys: false,
   normalizeParty: (chain, value) => solanaHtlc.normalizeAddress(chain, value),
+  // base58 is case-sensitive: only the exact address matches.
+  partyMatchKey: (_chain, value) => exactly(normalizeSolanaAddress(value)),
+  txHashMatchKey: normalizeSolanaSignature,
   partyDescription: 'a valid solana address',
   sourceDeadlineSeconds: DEADLINE_SECONDS,
   quoteInitiate: (_chain, data) => ({ type: 'solana', versioned_tx: data.versioned_tx }),

@@ -1,5 +1,7 @@
 import type { ChainAdapter } from '../adapter.ts';
+import { anyCase, hexHashKey } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
+import { normalizeStarknetAddress } from './felt.ts';
 import { starknetHtlc } from './index.ts';
 
 /** Starknet: orders and their signing data; settlement is not built yet. */
@@ -7,6 +9,9 @@ export const starknetAdapter: ChainAdapter = {
   htlc: starknetHtlc,
   partiesAreKeys: false,
   normalizeParty: (chain, value) => starknetHtlc.normalizeAddress(chain, value),
+  // A felt: hex in any case, with or without leading zeros.
+  partyMatchKey: (_chain, value) => anyCase(normalizeStarknetAddress(value)),
+  txHashMatchKey: hexHashKey(/^0x[0-9a-fA-F]{1,64}$/),
   partyDescription: 'a valid starknet address',
   sourceDeadlineSeconds: DEADLINE_SECONDS,
   quoteInitiate: (_chain, data) => ({ type: 'starknet', approval_transaction: data.approval_transaction, initiate_transaction: data.initiate_transaction }),
