@@ -54,23 +54,30 @@ const assetFields = {
 export const AssetV2 = Type.Object(assetFields, { $id: 'AssetV2' });
 export const AssetV3 = Type.Object({ ...assetFields, is_active: Type.Boolean() }, { $id: 'AssetV3' });
 
-export const Chain = Type.Object(
+const chainFields = {
+  chain: Type.String({ description: 'Chain key, e.g. arbitrum' }),
+  name: Type.String(),
+  id: Type.String({ description: '<family>:<chain number>' }),
+  native_asset_id: Type.String(),
+  icon: Type.String(),
+  explorer_url: Type.String(),
+  confirmation_target: Type.Integer(),
+  source_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
+  destination_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
+  supported_htlc_schemas: Type.Array(Type.String()),
+  supported_token_schemas: Type.Array(Type.String()),
+  is_active: Type.Boolean(),
+};
+
+export const Chain = Type.Object({ ...chainFields, assets: Type.Array(Type.Ref('AssetV3')) }, { $id: 'Chain' });
+
+export const ChainV2 = Type.Object(
   {
-    chain: Type.String({ description: 'Chain key, e.g. arbitrum' }),
-    name: Type.String(),
-    id: Type.String({ description: '<family>:<chain number>' }),
-    native_asset_id: Type.String(),
-    icon: Type.String(),
-    explorer_url: Type.String(),
-    confirmation_target: Type.Integer(),
-    source_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
-    destination_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
-    supported_htlc_schemas: Type.Array(Type.String()),
-    supported_token_schemas: Type.Array(Type.String()),
-    is_active: Type.Boolean(),
-    assets: Type.Array(Type.Ref('AssetV3')),
+    ...chainFields,
+    display: Type.String({ description: 'The chain name to display (the same as name)' }),
+    assets: Type.Array(Type.Ref('AssetV2')),
   },
-  { $id: 'Chain' },
+  { $id: 'ChainV2', description: 'Element of GET /v2/chains: the v3 chain fields, with display, listing the active v2 assets' },
 );
 
 export const Swap = Type.Object(
@@ -276,6 +283,7 @@ export const SHARED_SCHEMAS = [
   AssetV2,
   AssetV3,
   Chain,
+  ChainV2,
   Swap,
   AffiliateFee,
   Order,
