@@ -80,6 +80,23 @@ export const ChainV2 = Type.Object(
   { $id: 'ChainV2', description: 'Element of GET /v2/chains: the v3 chain fields, with display, listing the active v2 assets' },
 );
 
+const PolicyRules = (description: string) => Type.Array(Type.String(), { description });
+
+export const RoutePolicy = Type.Object(
+  {
+    default: Type.Union([Type.Literal('open'), Type.Literal('closed')], { description: 'Whether routes no rule decides are allowed' }),
+    isolation_groups: PolicyRules('"A -> B" or "A <-> B": an asset a rule names may only be swapped with its other side'),
+    blacklist_pairs: PolicyRules('Refused routes'),
+    whitelist_overrides: PolicyRules('Routes allowed although a blacklist rule matches them'),
+  },
+  {
+    $id: 'RoutePolicy',
+    description:
+      'Rules are "chain:SYMBOL -> chain:SYMBOL" (one way) or "<->" (both ways); * stands for any chain or symbol. ' +
+      'Order: isolation, then the blacklist unless whitelisted, then the default.',
+  },
+);
+
 export const Swap = Type.Object(
   {
     created_at: Type.String({ description: 'RFC 3339 UTC with microseconds' }),
@@ -284,6 +301,7 @@ export const SHARED_SCHEMAS = [
   AssetV3,
   Chain,
   ChainV2,
+  RoutePolicy,
   Swap,
   AffiliateFee,
   Order,

@@ -23,6 +23,7 @@ const AUTHED = [
   '/v3/chains',
   '/v2/assets',
   '/v2/chains',
+  '/v2/policy',
   '/v2/liquidity',
   '/v2/apps/earnings',
   `/v2/orders/${'a'.repeat(64)}`,
@@ -121,7 +122,7 @@ describeEachStore('bad requests to every endpoint', (kind) => {
 
   test('the same reads succeed with valid input, through either header', async () => {
     for (const header of ['service-app-id', 'garden-app-id']) {
-      for (const url of ['/v3/chains', '/v2/chains', '/v2/chains?from=ethereum_localnet:wbtc', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', '/v3/chains?asset=ethereum_localnet:wbtc', '/v2/orders?status=completed,expired&per_page=100&page=2']) {
+      for (const url of ['/v3/chains', '/v2/chains', '/v2/chains?from=ethereum_localnet:wbtc', '/v2/policy', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', '/v3/chains?asset=ethereum_localnet:wbtc', '/v2/orders?status=completed,expired&per_page=100&page=2']) {
         const res = await t.api.inject({ url, headers: { [header]: t.key } });
         assert.equal(res.statusCode, 200, `${header} ${url}: ${res.body}`);
         assert.equal(res.json<{ status: string }>().status, 'Ok');

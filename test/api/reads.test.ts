@@ -203,6 +203,13 @@ describeEachStore('API reads', (kind) => {
     assert.deepEqual(ltc.map((c) => [c.chain, c.id, c.assets.length]), [['litecoin_localnet', 'bitcoin:1', 1]]);
   });
 
+  test('GET /v2/policy without a configured policy: every route open', async () => {
+    assert.deepEqual(await get('/v2/policy'), {
+      status: 200,
+      body: { status: 'Ok', result: { default: 'open', isolation_groups: [], blacklist_pairs: [], whitelist_overrides: [] } },
+    });
+  });
+
   test('GET /v2/liquidity shows balance and the virtual balance left after reservations', async () => {
     await setSolverBalance(t.store.db, { solverId: SOLVER.id, asset: 'arbitrum_localnet:wbtc', balance: 50_000_000n });
     assert.ok(await reserveLiquidity(t.store.db, SOLVER.id, 'arbitrum_localnet:wbtc', 99_700n));
@@ -253,6 +260,7 @@ describeEachStore('API reads', (kind) => {
       ['/v3/chains', 'get', [200, 400, 401]],
       ['/v2/assets', 'get', [200, 400, 401]],
       ['/v2/chains', 'get', [200, 400, 401]],
+      ['/v2/policy', 'get', [200, 401]],
       ['/v2/liquidity', 'get', [200, 401]],
       ['/v2/apps/earnings', 'get', [200, 401]],
       ['/v2/orders/{order}', 'get', [200, 400, 401, 404]],
@@ -272,7 +280,7 @@ describeEachStore('API reads', (kind) => {
     assert.ok(doc.paths['/v2/chains'].get.parameters.some((p: Json) => p.name === 'from' && p.schema.enum.length === 7));
     assert.deepEqual(doc.paths['/v2/chains'].get.security, [{ appId: [] }, { gardenAppId: [] }]);
     assert.equal(doc.paths['/v3/quote/{id}'].get.security, undefined);
-    for (const name of ['Order', 'PaginatedOrders', 'Swap', 'Quote', 'Chain', 'ChainV2', 'AssetV2', 'AssetV3', 'Liquidity', 'EarningsEntry', 'ErrorEnvelope']) {
+    for (const name of ['Order', 'PaginatedOrders', 'Swap', 'Quote', 'Chain', 'ChainV2', 'RoutePolicy', 'AssetV2', 'AssetV3', 'Liquidity', 'EarningsEntry', 'ErrorEnvelope']) {
       assert.ok(doc.components.schemas[name]?.properties, `component ${name}`);
     }
     assert.equal(doc.components.securitySchemes.appId.name, 'service-app-id');
