@@ -21,7 +21,7 @@ const decide = (p: RoutePolicy, from: string, to: string) => p.decide(end(from),
  * RouteValidator.isValidRoute) for each. The answers were worked out from its logic by hand, then
  * checked by running the SDK's RouteValidator on this table (it is not a dependency of the project).
  */
-export const SDK_AGREEMENT: Array<{ policy: RoutePolicyRules; cases: Array<[string, string, boolean]> }> = [
+const SDK_AGREEMENT: Array<{ policy: RoutePolicyRules; cases: Array<[string, string, boolean]> }> = [
   {
     // The example of Garden's docs.
     policy: { default: 'open', isolation_groups: ['ethereum:SEED <-> arbitrum:SEED'], blacklist_pairs: ['bitcoin:BTC -> starknet:*'], whitelist_overrides: [] },
