@@ -213,7 +213,7 @@ function routePolicyRules(file: Partial<RoutePolicyRules>, path: string): RouteP
     blacklist_pairs: file.blacklist_pairs ?? [],
     whitelist_overrides: file.whitelist_overrides ?? [],
   };
-  new RoutePolicy(rules, { where: `${path}: route_policy` });
+  new RoutePolicy(rules, { where: `${path}: route_policy` }); // parses every rule, throwing on the first bad one
   return rules;
 }
 

@@ -31,7 +31,7 @@ function assetView(asset: Asset, prices: PriceSource) {
   };
 }
 
-/** A chain with the given assets: v3 marks chain and assets with `is_active`; v2 adds `display` and lists active assets only. */
+/** A chain with the given assets: v3 marks each asset with `is_active`, v2 adds the chain's `display`. */
 function chainView(chain: Chain, assets: Asset[], prices: PriceSource, version: ApiVersion) {
   return {
     chain: chain.key,
