@@ -6,6 +6,7 @@ import { loadRegistry, type Registry } from './chains/registry.ts';
 import type { ServiceConfig, SolverConfig } from './config/service-config.ts';
 import { HttpPriceFeed } from './pricing/http-price-feed.ts';
 import { StaticPriceSource, type PriceSource } from './pricing/price-source.ts';
+import { RoutePolicy } from './pricing/route-policy.ts';
 import { buildStrategies } from './pricing/strategies.ts';
 import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
 import { randomUUID } from 'node:crypto';
@@ -35,6 +36,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
   const registry = loadRegistry(config.registryPath);
   checkSolvers(config.solvers, registry, 'config');
   const strategies = buildStrategies(config.strategies, config.solvers, registry);
+  const routePolicy = new RoutePolicy(config.routePolicy, { where: 'config: route_policy', registry });
   config.affiliateFeeAssets.forEach((id, i) => {
     if (!registry.asset(id)?.isActive) throw new ConfigError(`config: affiliate_fee_assets[${i}]: ${id} is not an active asset`);
   });
@@ -61,6 +63,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       registry,
       prices,
       strategies,
+      routePolicy,
       solvers: config.solvers,
       secrets,
       affiliateFeeAssets: config.affiliateFeeAssets,

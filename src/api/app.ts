@@ -11,6 +11,7 @@ import type { SecretBox } from '../orders/secret-box.ts';
 import type { SolverConfig } from '../config/service-config.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
 import { Quoter } from '../pricing/quote.ts';
+import { RoutePolicy } from '../pricing/route-policy.ts';
 import type { Strategy } from '../pricing/strategies.ts';
 import { OrderActions, type OrderActionsDeps } from '../relayer/order-actions.ts';
 import { availableLiquidity } from '../store/solvers.ts';
@@ -28,6 +29,7 @@ import { orderRoutes } from './routes/orders.ts';
 import { orderActionRoutes } from './routes/order-actions.ts';
 import { quoteRoutes } from './routes/quotes.ts';
 import { createOrderRoutes } from './routes/create-order.ts';
+import { policyRoutes } from './routes/policy.ts';
 import { registryRoutes } from './routes/registry.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 
@@ -38,6 +40,8 @@ export interface ApiOptions {
   /** The solvers' strategies (none: every pair is unknown). */
   strategies?: readonly Strategy[];
   solvers?: readonly SolverConfig[];
+  /** Which routes may be quoted and ordered, served by GET /v2/policy (default: every route open). */
+  routePolicy?: RoutePolicy;
   /** Encrypts service-held secrets and keys at rest. */
   secrets: SecretBox;
   /** Asset ids affiliate fees may be paid in; the first is the default. */
@@ -95,7 +99,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const auth = new ApiKeyAuth(db, options.authCacheMs);
   const orders = new OrderCache(db, options.orderCacheMs ?? 0);
   const stopOrderCache = await orders.start(options.store);
-  const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset));
+  const routePolicy = options.routePolicy ?? RoutePolicy.open();
+  const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset), routePolicy);
   app.addHook('onClose', stopOrderCache);
   const ctx: ApiContext = {
     db,
@@ -104,6 +109,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     auth,
     orders,
     quoter,
+    routePolicy,
     ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     ...(options.claims ? { claims: options.claims } : {}),
     ...(options.relayer ? { orderActions: new OrderActions(db, options.registry, options.relayer) } : {}),
@@ -157,6 +163,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   registerMetrics(app);
   healthRoutes(app, ctx);
   registryRoutes(app, ctx);
+  policyRoutes(app, ctx);
   orderRoutes(app, ctx);
   orderListRoutes(app, ctx);
   quoteRoutes(app, ctx);

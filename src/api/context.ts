@@ -3,6 +3,7 @@ import type { ChainSigningOptions } from '../chains/chain-access.ts';
 import type { Registry } from '../chains/registry.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
 import type { Quoter } from '../pricing/quote.ts';
+import type { RoutePolicy } from '../pricing/route-policy.ts';
 import type { OrderCreator } from '../orders/create-order.ts';
 import type { OrderCache } from '../orders/order-cache.ts';
 import type { OrderActions } from '../relayer/order-actions.ts';
@@ -17,6 +18,7 @@ export interface ApiContext {
   auth: ApiKeyAuth;
   orders: OrderCache;
   quoter: Quoter;
+  routePolicy: RoutePolicy;
   orderCreator: OrderCreator;
   /** Chain access for building transactions (Solana blockhashes, relayers). */
   signingOptions?: ChainSigningOptions;

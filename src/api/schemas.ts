@@ -54,23 +54,47 @@ const assetFields = {
 export const AssetV2 = Type.Object(assetFields, { $id: 'AssetV2' });
 export const AssetV3 = Type.Object({ ...assetFields, is_active: Type.Boolean() }, { $id: 'AssetV3' });
 
-export const Chain = Type.Object(
+const chainFields = {
+  chain: Type.String({ description: 'Chain key, e.g. arbitrum' }),
+  name: Type.String(),
+  id: Type.String({ description: '<family>:<chain number>' }),
+  native_asset_id: Type.String(),
+  icon: Type.String(),
+  explorer_url: Type.String(),
+  confirmation_target: Type.Integer(),
+  source_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
+  destination_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
+  supported_htlc_schemas: Type.Array(Type.String()),
+  supported_token_schemas: Type.Array(Type.String()),
+  is_active: Type.Boolean(),
+};
+
+export const Chain = Type.Object({ ...chainFields, assets: Type.Array(Type.Ref('AssetV3')) }, { $id: 'Chain' });
+
+export const ChainV2 = Type.Object(
   {
-    chain: Type.String({ description: 'Chain key, e.g. arbitrum' }),
-    name: Type.String(),
-    id: Type.String({ description: '<family>:<chain number>' }),
-    native_asset_id: Type.String(),
-    icon: Type.String(),
-    explorer_url: Type.String(),
-    confirmation_target: Type.Integer(),
-    source_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
-    destination_timelock: Type.String({ description: 'Relative, in the chain units (blocks or slots)' }),
-    supported_htlc_schemas: Type.Array(Type.String()),
-    supported_token_schemas: Type.Array(Type.String()),
-    is_active: Type.Boolean(),
-    assets: Type.Array(Type.Ref('AssetV3')),
+    ...chainFields,
+    display: Type.String({ description: 'The chain name to display (the same as name)' }),
+    assets: Type.Array(Type.Ref('AssetV2')),
   },
-  { $id: 'Chain' },
+  { $id: 'ChainV2', description: 'Element of GET /v2/chains: the v3 chain fields, with display, listing the active v2 assets' },
+);
+
+const PolicyRules = (description: string) => Type.Array(Type.String(), { description });
+
+export const RoutePolicy = Type.Object(
+  {
+    default: Type.Union([Type.Literal('open'), Type.Literal('closed')], { description: 'Whether routes no rule decides are allowed' }),
+    isolation_groups: PolicyRules('"A -> B" or "A <-> B": an asset a rule names may only be swapped with its other side'),
+    blacklist_pairs: PolicyRules('Refused routes'),
+    whitelist_overrides: PolicyRules('Routes allowed although a blacklist rule matches them'),
+  },
+  {
+    $id: 'RoutePolicy',
+    description:
+      'Rules are "chain:SYMBOL -> chain:SYMBOL" (one way) or "<->" (both ways); * stands for any chain or symbol. ' +
+      'Order: isolation, then the blacklist unless whitelisted, then the default.',
+  },
 );
 
 export const Swap = Type.Object(
@@ -276,6 +300,8 @@ export const SHARED_SCHEMAS = [
   AssetV2,
   AssetV3,
   Chain,
+  ChainV2,
+  RoutePolicy,
   Swap,
   AffiliateFee,
   Order,

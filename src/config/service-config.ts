@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type Static } from '@sinclair/typebox';
 import { DEFAULT_RATE_LIMITS, type Limit, type RateLimits } from '../api/rate-limit.ts';
+import { RoutePolicy, type PolicyDefault, type RoutePolicyRules } from '../pricing/route-policy.ts';
 import { checkSchema, ConfigError } from './schema-check.ts';
 
 /** Root of the installed package (where config/ ships). */
@@ -83,6 +84,20 @@ const RateLimitSchema = Type.Union([
   ),
 ]);
 
+const RuleListSchema = (description: string) => Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description }));
+
+const RoutePolicySchema = Type.Object(
+  {
+    default: Type.Optional(
+      Type.Unsafe<PolicyDefault>({ type: 'string', enum: ['open', 'closed'], description: 'routes no rule decides: open (allowed, the default) or closed' }),
+    ),
+    isolation_groups: RuleListSchema('assets that may only be swapped with the other side of their rule, e.g. "ethereum:SEED <-> arbitrum:SEED"'),
+    blacklist_pairs: RuleListSchema('refused routes, e.g. "bitcoin:BTC -> starknet:*"'),
+    whitelist_overrides: RuleListSchema('routes allowed although a blacklist rule matches them'),
+  },
+  { additionalProperties: false },
+);
+
 export const ServiceConfigSchema = Type.Object(
   {
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
@@ -112,6 +127,7 @@ export const ServiceConfigSchema = Type.Object(
         description: "which proxies' X-Forwarded-For names the client address: true (any), or their addresses or CIDRs, comma-separated",
       }),
     ),
+    route_policy: Type.Optional(RoutePolicySchema),
   },
   { additionalProperties: false },
 );
@@ -141,6 +157,8 @@ export interface ServiceConfig {
   /** Request limits per app key and per client address; undefined when the file turns them off. */
   rateLimits: RateLimits | undefined;
   trustProxy: boolean | string;
+  /** Which routes may be quoted and ordered (GET /v2/policy); rule syntax checked, chains checked at start. */
+  routePolicy: RoutePolicyRules;
 }
 
 export const DEFAULT_PORT = 4426;
@@ -183,7 +201,20 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     orderCacheMs: file.order_cache_ms ?? 60_000,
     rateLimits: file.rate_limit === false ? undefined : rateLimits(file.rate_limit ?? {}),
     trustProxy: file.trust_proxy ?? false,
+    routePolicy: routePolicyRules(file.route_policy ?? {}, path),
   };
+}
+
+/** The policy with its defaults, each rule's form checked here (its chains need the registry, at start). */
+function routePolicyRules(file: Partial<RoutePolicyRules>, path: string): RoutePolicyRules {
+  const rules: RoutePolicyRules = {
+    default: file.default ?? 'open',
+    isolation_groups: file.isolation_groups ?? [],
+    blacklist_pairs: file.blacklist_pairs ?? [],
+    whitelist_overrides: file.whitelist_overrides ?? [],
+  };
+  new RoutePolicy(rules, { where: `${path}: route_policy` }); // parses every rule, throwing on the first bad one
+  return rules;
 }
 
 function rateLimits(file: { per_key?: Static<typeof LimitSchema>; per_address?: Static<typeof LimitSchema> }): RateLimits {

@@ -271,8 +271,7 @@ export class OrderCreator {
    */
   private candidates(source: Side, destination: Side, slippage: number, fees: AffiliateFee[], solverId: string | undefined) {
     const { quoter } = this.deps;
-    let strategies = quoter.strategiesFor(source.asset, destination.asset);
-    if (strategies.length === 0) throw invalid(`no order pair found for ${source.asset.id} -> ${destination.asset.id}`);
+    let strategies = quoter.routeStrategies(source.asset, destination.asset);
     if (solverId !== undefined) {
       strategies = strategies.filter((s) => s.solverId === solverId);
       if (strategies.length === 0) throw invalid(`solver_id: solver ${shown(solverId)} does not quote ${source.asset.id} -> ${destination.asset.id}`);

@@ -1,6 +1,7 @@
 import type { Asset } from '../chains/registry.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { PriceSource } from './price-source.ts';
+import { RoutePolicy } from './route-policy.ts';
 import { sourceRange, type Strategy } from './strategies.ts';
 
 const BIPS = 10_000n;
@@ -58,22 +59,33 @@ export function sourceAmountFor(s: Strategy, wanted: bigint, prices: Prices, aff
   return source;
 }
 
-/** Prices pairs from the solvers' strategies; the API's `GET /v2/quote` and order creation use it. */
+/**
+ * Prices pairs from the solvers' strategies, on the routes the route policy allows; the API's
+ * `GET /v2/quote` and order creation use it.
+ */
 export class Quoter {
   constructor(
     private readonly strategies: readonly Strategy[],
     private readonly prices: PriceSource,
     private readonly available: AvailableLiquidity,
+    readonly policy: RoutePolicy = RoutePolicy.open(),
   ) {}
 
-  strategiesFor(from: Asset, to: Asset): Strategy[] {
+  private strategiesFor(from: Asset, to: Asset): Strategy[] {
     return this.strategies.filter((s) => s.from.id === from.id && s.to.id === to.id);
+  }
+
+  /** The strategies of a route; refuses a pair no solver quotes, or one the route policy forbids. */
+  routeStrategies(from: Asset, to: Asset): Strategy[] {
+    const strategies = this.strategiesFor(from, to);
+    if (strategies.length === 0) throw invalid(`no order pair found for ${from.id} -> ${to.id}`);
+    this.policy.check(from, to);
+    return strategies;
   }
 
   /** One quote per solver that can fill, best destination amount first; otherwise the reason why not. */
   async quote(req: QuoteRequest): Promise<SolverQuote[]> {
-    const strategies = this.strategiesFor(req.from, req.to);
-    if (strategies.length === 0) throw invalid(`no order pair found for ${req.from.id} -> ${req.to.id}`);
+    const strategies = this.routeStrategies(req.from, req.to);
     const prices = this.pricesOf(req.from, req.to);
     const available = await this.available(req.to.id);
     const quotes: SolverQuote[] = [];

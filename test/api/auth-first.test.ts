@@ -9,6 +9,7 @@ const ORDER = 'a'.repeat(64);
 const BAD_REQUESTS: Array<{ name: string; method: 'GET' | 'POST' | 'PATCH'; url: string; payload?: string; contentType?: string }> = [
   { name: 'an unknown asset filter', method: 'GET', url: '/v3/chains?asset=nope' },
   { name: 'an unknown v2 asset filter', method: 'GET', url: '/v2/assets?asset=nope' },
+  { name: 'an unknown v2 chains filter', method: 'GET', url: '/v2/chains?from=nope' },
   { name: 'a bad order id', method: 'GET', url: '/v2/orders/xyz' },
   { name: 'a bad page', method: 'GET', url: '/v2/orders?page=-1' },
   { name: 'an unknown quote pair', method: 'GET', url: '/v2/quote?from=a&to=b&from_amount=x' },

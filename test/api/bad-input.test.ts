@@ -22,6 +22,8 @@ interface Case {
 const AUTHED = [
   '/v3/chains',
   '/v2/assets',
+  '/v2/chains',
+  '/v2/policy',
   '/v2/liquidity',
   '/v2/apps/earnings',
   `/v2/orders/${'a'.repeat(64)}`,
@@ -44,6 +46,9 @@ const cases: Case[] = [
   { name: 'chains filtered by a chain key', url: '/v3/chains?asset=ethereum_localnet', auth: true, status: 400, error: /'asset': must be one of/ },
   { name: 'chains filtered by two assets', url: '/v3/chains?asset=ethereum_localnet:wbtc&asset=ethereum_localnet:usdc', auth: true, status: 400, error: /'asset'/ },
   { name: 'assets filtered by an unknown asset', url: '/v2/assets?asset=bitcoin:btc', auth: true, status: 400, error: /invalid query parameter 'asset': must be one of: .*litecoin_localnet:ltc/ },
+  { name: 'v2 chains filtered by an unknown asset', url: '/v2/chains?from=bitcoin:btc', auth: true, status: 400, error: /invalid query parameter 'from': must be one of: .*litecoin_localnet:ltc/ },
+  { name: 'v2 chains filtered by an empty asset', url: '/v2/chains?from=', auth: true, status: 400, error: /'from': must be one of/ },
+  { name: 'v2 chains filtered by two assets', url: '/v2/chains?from=ethereum_localnet:wbtc&from=ethereum_localnet:usdc', auth: true, status: 400, error: /'from'/ },
   { name: 'assets filtered by upper case', url: '/v2/assets?asset=ETHEREUM_LOCALNET:WBTC', auth: true, status: 400, error: /'asset': must be one of/ },
   { name: 'order with a short id', url: '/v2/orders/abc', auth: true, status: 400, error: /invalid path parameter 'order': must be 64 hexadecimal characters/ },
   { name: 'instant-refund hashes of a short id', url: '/v2/orders/abc/instant-refund-hash', auth: true, status: 400, error: /invalid path parameter 'order': must be 64 hexadecimal characters/ },
@@ -117,7 +122,7 @@ describeEachStore('bad requests to every endpoint', (kind) => {
 
   test('the same reads succeed with valid input, through either header', async () => {
     for (const header of ['service-app-id', 'garden-app-id']) {
-      for (const url of ['/v3/chains', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', '/v3/chains?asset=ethereum_localnet:wbtc', '/v2/orders?status=completed,expired&per_page=100&page=2']) {
+      for (const url of ['/v3/chains', '/v2/chains', '/v2/chains?from=ethereum_localnet:wbtc', '/v2/policy', '/v2/assets', '/v2/liquidity', '/v2/apps/earnings', '/v3/chains?asset=ethereum_localnet:wbtc', '/v2/orders?status=completed,expired&per_page=100&page=2']) {
         const res = await t.api.inject({ url, headers: { [header]: t.key } });
         assert.equal(res.statusCode, 200, `${header} ${url}: ${res.body}`);
         assert.equal(res.json<{ status: string }>().status, 'Ok');
@@ -128,7 +133,7 @@ describeEachStore('bad requests to every endpoint', (kind) => {
   test('random garbage paths and queries never produce a 5xx', async () => {
     const junk = ['%', '%ff', '..', '../../etc/passwd', ' ', '\u0000'.repeat(3), 'a'.repeat(100), randomHex32().toUpperCase()];
     for (const j of junk) {
-      for (const base of ['/v2/orders/', '/v3/quote/', '/v3/chains?asset=', '/v2/assets?asset=', '/v2/orders?address=', '/v2/orders?tx_hash=', '/v2/orders?status=', '/v2/orders?from_chain=', '/v2/orders?page=']) {
+      for (const base of ['/v2/orders/', '/v3/quote/', '/v3/chains?asset=', '/v2/chains?from=', '/v2/assets?asset=', '/v2/orders?address=', '/v2/orders?tx_hash=', '/v2/orders?status=', '/v2/orders?from_chain=', '/v2/orders?page=']) {
         const res = await t.api.inject({ url: base + encodeURIComponent(j), headers: { 'service-app-id': t.key } });
         assert.ok(res.statusCode < 500, `${base}${j}: ${res.statusCode} ${res.body.slice(0, 300)}`);
       }

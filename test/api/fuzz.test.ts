@@ -84,6 +84,8 @@ interface Endpoint {
 const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/v3/chains' },
   { method: 'GET', path: '/v2/assets' },
+  { method: 'GET', path: '/v2/chains' },
+  { method: 'GET', path: '/v2/policy' },
   { method: 'GET', path: '/v2/liquidity' },
   { method: 'GET', path: '/v2/apps/earnings' },
   { method: 'GET', path: '/v2/quote' },

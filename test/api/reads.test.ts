@@ -167,6 +167,49 @@ describeEachStore('API reads', (kind) => {
     assert.deepEqual(ltc.map((a) => [a.id, a.chain, a.decimals, a.min_amount]), [['litecoin_localnet:ltc', 'bitcoin:1', 8, '10000']]);
   });
 
+  test('GET /v2/chains lists chains in the v2 shape: the v3 chain fields with display, active v2 assets without is_active', async () => {
+    const { status, body } = await get('/v2/chains');
+    assert.equal(status, 200);
+    const all = body.result as Json[];
+    assert.deepEqual(all.map((c) => c.chain), ['ethereum_localnet', 'arbitrum_localnet', 'litecoin_localnet']);
+    const eth = all[0]!;
+    assert.deepEqual(Object.keys(eth).sort(), [
+      'assets', 'chain', 'confirmation_target', 'destination_timelock', 'display', 'explorer_url', 'icon', 'id', 'is_active', 'name',
+      'native_asset_id', 'source_timelock', 'supported_htlc_schemas', 'supported_token_schemas',
+    ]);
+    assert.equal(eth.display, eth.name);
+    assert.equal(eth.id, 'evm:31337');
+    assert.equal(eth.native_asset_id, 'ethereum_localnet:eth');
+    assert.equal(eth.source_timelock, '600');
+    assert.equal(typeof eth.confirmation_target, 'number');
+    // The same assets as /v2/assets, each under its chain, in the same shape.
+    const v2Assets = (await get('/v2/assets')).body.result as Json[];
+    assert.deepEqual(all.flatMap((c) => c.assets), v2Assets);
+    for (const c of all) {
+      for (const a of c.assets) {
+        assert.ok(!('is_active' in a));
+        // Garden's SDK (AssetManager) matches `chain` against its chain list and parses asset ids as <chain>:<symbol>.
+        assert.equal(a.id.split(':')[0], c.chain);
+        assert.equal(a.chain, c.id);
+        assert.equal(typeof a.name, 'string');
+      }
+    }
+  });
+
+  test('GET /v2/chains?from= filters to that asset and its chain', async () => {
+    const filtered = (await get('/v2/chains?from=arbitrum_localnet:usdc')).body.result as Json[];
+    assert.deepEqual(filtered.map((c) => [c.chain, c.assets.map((a: Json) => a.id)]), [['arbitrum_localnet', ['arbitrum_localnet:usdc']]]);
+    const ltc = (await get('/v2/chains?from=litecoin_localnet:ltc')).body.result as Json[];
+    assert.deepEqual(ltc.map((c) => [c.chain, c.id, c.assets.length]), [['litecoin_localnet', 'bitcoin:1', 1]]);
+  });
+
+  test('GET /v2/policy without a configured policy: every route open', async () => {
+    assert.deepEqual(await get('/v2/policy'), {
+      status: 200,
+      body: { status: 'Ok', result: { default: 'open', isolation_groups: [], blacklist_pairs: [], whitelist_overrides: [] } },
+    });
+  });
+
   test('GET /v2/liquidity shows balance and the virtual balance left after reservations', async () => {
     await setSolverBalance(t.store.db, { solverId: SOLVER.id, asset: 'arbitrum_localnet:wbtc', balance: 50_000_000n });
     assert.ok(await reserveLiquidity(t.store.db, SOLVER.id, 'arbitrum_localnet:wbtc', 99_700n));
@@ -216,6 +259,8 @@ describeEachStore('API reads', (kind) => {
     const expected: Array<[string, string, number[]]> = [
       ['/v3/chains', 'get', [200, 400, 401]],
       ['/v2/assets', 'get', [200, 400, 401]],
+      ['/v2/chains', 'get', [200, 400, 401]],
+      ['/v2/policy', 'get', [200, 401]],
       ['/v2/liquidity', 'get', [200, 401]],
       ['/v2/apps/earnings', 'get', [200, 401]],
       ['/v2/orders/{order}', 'get', [200, 400, 401, 404]],
@@ -232,8 +277,10 @@ describeEachStore('API reads', (kind) => {
     assert.ok(doc.paths['/v2/orders/{order}'].get.parameters.some((p: Json) => p.name === 'order' && p.schema.pattern));
     assert.ok(doc.paths['/v3/chains'].get.parameters.some((p: Json) => p.name === 'asset' && p.schema.enum.length === 7));
     assert.deepEqual(doc.paths['/v3/chains'].get.security, [{ appId: [] }, { gardenAppId: [] }]);
+    assert.ok(doc.paths['/v2/chains'].get.parameters.some((p: Json) => p.name === 'from' && p.schema.enum.length === 7));
+    assert.deepEqual(doc.paths['/v2/chains'].get.security, [{ appId: [] }, { gardenAppId: [] }]);
     assert.equal(doc.paths['/v3/quote/{id}'].get.security, undefined);
-    for (const name of ['Order', 'PaginatedOrders', 'Swap', 'Quote', 'Chain', 'AssetV2', 'AssetV3', 'Liquidity', 'EarningsEntry', 'ErrorEnvelope']) {
+    for (const name of ['Order', 'PaginatedOrders', 'Swap', 'Quote', 'Chain', 'ChainV2', 'RoutePolicy', 'AssetV2', 'AssetV3', 'Liquidity', 'EarningsEntry', 'ErrorEnvelope']) {
       assert.ok(doc.components.schemas[name]?.properties, `component ${name}`);
     }
     assert.equal(doc.components.securitySchemes.appId.name, 'service-app-id');
@@ -252,9 +299,10 @@ describeEachStore('API reads on the mainnet registry', (kind) => {
 
   test("each endpoint's filter accepts exactly the spec's mainnet values", async () => {
     const doc = (await t.api.inject({ url: '/docs/json' })).json<Json>();
-    const allowed = (path: string) => doc.paths[path].get.parameters.find((p: Json) => p.name === 'asset').schema.enum as string[];
+    const allowed = (path: string, name = 'asset') => doc.paths[path].get.parameters.find((p: Json) => p.name === name).schema.enum as string[];
     assert.deepEqual([...allowed('/v3/chains')].sort(), [...V3].sort());
     assert.deepEqual([...allowed('/v2/assets')].sort(), [...V2].sort());
+    assert.deepEqual([...allowed('/v2/chains', 'from')].sort(), [...V2].sort());
     for (const id of V3) {
       const res = await t.api.inject({ url: `/v3/chains?asset=${id}`, headers: { 'service-app-id': t.key } });
       assert.equal(res.statusCode, 200, id);
@@ -265,6 +313,8 @@ describeEachStore('API reads on the mainnet registry', (kind) => {
     assert.equal(v2only.statusCode, 400);
     const v3only = await t.api.inject({ url: '/v2/assets?asset=spark:btc', headers: { 'service-app-id': t.key } });
     assert.equal(v3only.statusCode, 400);
+    const v3onlyChains = await t.api.inject({ url: '/v2/chains?from=spark:btc', headers: { 'service-app-id': t.key } });
+    assert.equal(v3onlyChains.statusCode, 400);
   });
 
   test('every mainnet chain id has the <family>:<number> form and v3 lists each chain once', async () => {
@@ -276,5 +326,16 @@ describeEachStore('API reads on the mainnet registry', (kind) => {
       for (const a of c.assets) assert.equal(a.chain, c.id);
     }
     assert.equal(chains.find((c) => c.chain === 'bitcoin')?.assets[0].is_active, true);
+  });
+
+  test('GET /v2/chains lists exactly the active v2 assets, each chain once', async () => {
+    const res = await t.api.inject({ url: '/v2/chains', headers: { 'garden-app-id': t.key } });
+    const chains = res.json<Json>().result as Json[];
+    assert.equal(new Set(chains.map((c) => c.chain)).size, chains.length);
+    const ids = chains.flatMap((c) => c.assets.map((a: Json) => a.id));
+    const assets = (await t.api.inject({ url: '/v2/assets', headers: { 'garden-app-id': t.key } })).json<Json>().result as Json[];
+    assert.deepEqual(ids, assets.map((a) => a.id));
+    const btc = (await t.api.inject({ url: '/v2/chains?from=bitcoin:btc', headers: { 'garden-app-id': t.key } })).json<Json>().result as Json[];
+    assert.deepEqual(btc.map((c) => [c.chain, c.display, c.assets.map((a: Json) => a.id)]), [['bitcoin', 'Bitcoin', ['bitcoin:btc']]]);
   });
 });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { loadRegistry } from '../../src/chains/registry.ts';
 import { ConfigError } from '../../src/config/schema-check.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-config.ts';
+import { startService } from '../../src/service.ts';
 import { checkSolvers } from '../../src/solver/solver-config.ts';
 import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
 
@@ -54,6 +55,13 @@ const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
   ['a rate limit window in seconds', { rate_limit: { per_address: { max: 10, window: 60 } } }, {}, /rate_limit\.per_address/],
   ['rate limits turned on by true', { rate_limit: true }, {}, /rate_limit/],
   ['an HTTP URL as the WebSocket endpoint', { chains: { ethereum_localnet: { ws_url: 'http://127.0.0.1:8545' } } }, {}, /chains\.ethereum_localnet\.ws_url: must match pattern/],
+  ['an unknown route policy default', { route_policy: { default: 'allow' } }, {}, /hashlock\.json: route_policy\.default: must be one of open, closed/],
+  ['an unknown route policy list', { route_policy: { blacklist: ['a:b -> c:d'] } }, {}, /route_policy\.blacklist: is not a known field/],
+  ['route policy rules that are not a list', { route_policy: { isolation_groups: 'a:b <-> c:d' } }, {}, /route_policy\.isolation_groups: must be array/],
+  ['an empty route policy rule', { route_policy: { whitelist_overrides: [''] } }, {}, /route_policy\.whitelist_overrides\[0\]/],
+  ['a route policy rule without direction', { route_policy: { blacklist_pairs: ['bitcoin:BTC starknet:*'] } }, {}, /hashlock\.json: route_policy\.blacklist_pairs\[0\]: rule "bitcoin:BTC starknet:\*" has no direction/],
+  ['a route policy rule with an unknown direction', { route_policy: { isolation_groups: ['ethereum:SEED <=> arbitrum:SEED'] } }, {}, /route_policy\.isolation_groups\[0\]: rule "ethereum:SEED <=> arbitrum:SEED" has an unknown direction "<=>"/],
+  ['a malformed route policy side', { route_policy: { blacklist_pairs: ['x:y -> bitcoin'] } }, {}, /route_policy\.blacklist_pairs\[0\]: rule "x:y -> bitcoin": destination side "bitcoin" must be chain:SYMBOL/],
 ];
 
 for (const [name, content, env, message] of bad) {
@@ -61,6 +69,23 @@ for (const [name, content, env, message] of bad) {
     assert.throws(() => loadServiceConfig(writeConfig(content), env), (err: unknown) => err instanceof ConfigError && message.test(err.message));
   });
 }
+
+test('route_policy: open with no rules by default, else as given', () => {
+  assert.deepEqual(loadServiceConfig(DEV_CONFIG_PATH, {}).routePolicy, { default: 'open', isolation_groups: [], blacklist_pairs: [], whitelist_overrides: [] });
+  const given = loadServiceConfig(writeConfig({ route_policy: { default: 'closed', whitelist_overrides: ['bitcoin:BTC -> ethereum:WBTC'] } }), {});
+  assert.deepEqual(given.routePolicy, { default: 'closed', isolation_groups: [], blacklist_pairs: [], whitelist_overrides: ['bitcoin:BTC -> ethereum:WBTC'] });
+});
+
+test('the service refuses to start on a route policy rule naming a chain the registry lacks', async () => {
+  const dev = JSON.parse(readFileSync(DEV_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
+  const path = writeConfig({ ...dev, registry: LOCALNET_REGISTRY_PATH, route_policy: { blacklist_pairs: ['ethereum_localnet:wbtc -> starknet:*'] } });
+  await assert.rejects(
+    startService(loadServiceConfig(path, {})),
+    (err: unknown) =>
+      err instanceof ConfigError &&
+      err.message === 'config: route_policy.blacklist_pairs[0]: rule "ethereum_localnet:wbtc -> starknet:*" names chain starknet, which is not in the registry',
+  );
+});
 
 test('solver addresses must name registry chains and be valid on EVM chains', () => {
   const registry = loadRegistry(LOCALNET_REGISTRY_PATH);

@@ -5,11 +5,11 @@ import type { PriceSource } from '../../pricing/price-source.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, Ok } from '../schemas.ts';
 
-/** The `asset` query parameter filters by asset id; its allowed values are the ones the version lists. */
-const assetFilter = (ids: string[], version: ApiVersion) =>
+/** A query parameter (`asset`, or `from` on /v2/chains) filtering by asset id; its allowed values are the ones the version lists. */
+const assetFilter = (ids: string[], version: ApiVersion, name = 'asset') =>
   Type.Object(
     {
-      asset: Type.Optional(
+      [name]: Type.Optional(
         Type.String({ enum: ids, description: `Only this asset (one of the ${version} asset ids)` }),
       ),
     },
@@ -31,10 +31,12 @@ function assetView(asset: Asset, prices: PriceSource) {
   };
 }
 
-function chainView(chain: Chain, assets: Asset[], prices: PriceSource) {
+/** A chain with the given assets: v3 marks each asset with `is_active`, v2 adds the chain's `display`. */
+function chainView(chain: Chain, assets: Asset[], prices: PriceSource, version: ApiVersion) {
   return {
     chain: chain.key,
     name: chain.name,
+    ...(version === 'v2' ? { display: chain.name } : {}),
     id: chain.id,
     native_asset_id: chain.nativeAssetId,
     icon: chain.icon,
@@ -45,8 +47,20 @@ function chainView(chain: Chain, assets: Asset[], prices: PriceSource) {
     supported_htlc_schemas: chain.htlcSchemas,
     supported_token_schemas: chain.tokenSchemas,
     is_active: chain.isActive,
-    assets: assets.map((a) => ({ ...assetView(a, prices), is_active: a.isActive })),
+    assets: assets.map((a) => (version === 'v3' ? { ...assetView(a, prices), is_active: a.isActive } : assetView(a, prices))),
   };
+}
+
+/** The version's listed assets of each chain, filtered; v2 lists only active ones. Chains left without assets are left out. */
+function chainListing(registry: ApiContext['registry'], prices: PriceSource, version: ApiVersion, wanted: string | undefined) {
+  return registry.chains
+    .map((chain) => {
+      const assets = chain.assets.filter(
+        (a) => a.listedIn.has(version) && (version === 'v3' || a.isActive) && (wanted === undefined || a.id === wanted),
+      );
+      return assets.length > 0 ? chainView(chain, assets, prices, version) : undefined;
+    })
+    .filter((c) => c !== undefined);
 }
 
 /**
@@ -97,14 +111,28 @@ export function registryRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (request, reply) => {
       const wanted = request.query.asset;
-      const body = listings.get(`v3|${wanted ?? ''}`, () =>
-        registry.chains
-          .map((chain) => {
-            const assets = chain.assets.filter((a) => a.listedIn.has('v3') && (wanted === undefined || a.id === wanted));
-            return assets.length > 0 ? chainView(chain, assets, prices) : undefined;
-          })
-          .filter((c) => c !== undefined),
-      );
+      const body = listings.get(`v3|${wanted ?? ''}`, () => chainListing(registry, prices, 'v3', wanted));
+      return reply.type(JSON_TYPE).send(body);
+    },
+  );
+
+  app.get<{ Querystring: { from?: string } }>(
+    '/v2/chains',
+    {
+      onRequest: auth.onRequest,
+      schema: {
+        summary: 'List supported chains and their assets (v2)',
+        description:
+          'Chains with their active v2 assets, without `is_active` on assets. The filter is `from`, as Garden names it: ' +
+          'with it, only that asset and its chain (none when it is inactive).',
+        tags: ['chains'],
+        querystring: assetFilter(v2Ids, 'v2', 'from'),
+        response: { 200: Ok(Type.Array(Type.Ref('ChainV2'))), ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const wanted = request.query.from;
+      const body = listings.get(`v2chains|${wanted ?? ''}`, () => chainListing(registry, prices, 'v2', wanted));
       return reply.type(JSON_TYPE).send(body);
     },
   );
