@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Garden, SecretManager } from '@gardenfi/core';
-import { ParseOrderStatus } from '@gardenfi/orderbook';
+import { AssetManager, ParseOrderStatus } from '@gardenfi/orderbook';
 import * as gardenUtils from '@gardenfi/utils';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hash, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -47,6 +47,8 @@ interface SdkOrder {
   destination_swap: SdkSwap;
 }
 
+const BLACKLISTED = 'arbitrum_localnet:usdc -> ethereum_localnet:*';
+
 const user = privateKeyToAccount(privateKeyOf(devAccount('user')));
 const solver = devAccount('solver').address;
 const digestKey = DigestKey.generateRandom().val!;
@@ -57,7 +59,9 @@ const clients = {} as Record<ChainKey, PublicClient>;
 
 before(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-garden-sdk-'));
-  const config = { ...loadServiceConfig(DEV_CONFIG_PATH, {}), port: 0, dataDir, databaseUrl: undefined, logLevel: 'warn' };
+  // One rule, so that the SDK's own route validation and the service's are both seen at work.
+  const routePolicy = { default: 'open' as const, isolation_groups: [], blacklist_pairs: [BLACKLISTED], whitelist_overrides: [] };
+  const config = { ...loadServiceConfig(DEV_CONFIG_PATH, {}), port: 0, dataDir, databaseUrl: undefined, logLevel: 'warn', routePolicy };
   dev = await startDev(config, { wellKnownPorts: true });
   for (const key of Object.keys(SDK_RPC) as ChainKey[]) {
     const port = new URL(SDK_RPC[key]).port;
@@ -214,4 +218,27 @@ test("Garden's SDK createSwap (the service keeps the secret and redeems for the 
   assert.match(done.destination_swap.secret.replace(/^0x/, ''), /^[0-9a-f]{64}$/);
   assert.equal(await wbtcBalance('arbitrum_localnet', user.address), before.userFrom - BigInt(best.source.amount));
   assert.equal(await wbtcBalance('ethereum_localnet', user.address), before.userTo + BigInt(best.destination.amount));
+});
+
+test("Garden's SDK reads the chains (GET /v2/chains) and the route policy (GET /v2/policy) as the service serves and enforces them", async () => {
+  const assets = new AssetManager({ baseUrl: dev.apiUrl }, dev.appKey);
+  await assets.initialize();
+  for (const key of Object.keys(SDK_RPC) as ChainKey[]) {
+    const wbtc = assets.getAsset(`${key}:wbtc`) as unknown as { htlc: { address: string }; token: { address: string }; decimals: number } | undefined;
+    assert.ok(wbtc, `the SDK lists ${key}:wbtc`);
+    assert.equal(wbtc.htlc.address, SDK_WBTC_HTLC[key]);
+    assert.equal(wbtc.token.address, SDK_WBTC[key]);
+    assert.equal(wbtc.decimals, 8);
+  }
+  const route = (from: string, to: string) => assets.isRouteValid({ id: from }, { id: to });
+  assert.equal(await route('ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc'), true);
+  assert.equal(await route('arbitrum_localnet:usdc', 'ethereum_localnet:usdc'), false, 'the SDK applies the blacklist rule it read');
+  assert.equal(await route('ethereum_localnet:usdc', 'arbitrum_localnet:usdc'), true, 'a one-way rule leaves the other way open');
+
+  const refused = await garden.quote.getQuote('arbitrum_localnet:usdc', 'ethereum_localnet:usdc', 10_000_000);
+  assert.ok(!refused.ok);
+  // The SDK hands on the service's error body as text, quotes escaped.
+  assert.match(String(refused.error), /refused by blacklist_pairs rule \\*"arbitrum_localnet:usdc -> ethereum_localnet:\*\\*"/);
+  const allowed = await garden.quote.getQuote('ethereum_localnet:usdc', 'arbitrum_localnet:usdc', 10_000_000);
+  assert.ok(allowed.ok, `the open direction quotes: ${allowed.error}`);
 });
