@@ -11,3 +11,12 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether nothing listens on `port` of the loopback interface. */
+export async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}

@@ -15,6 +15,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-config.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import { startDev, type Dev } from '../../src/devnet/dev.ts';
+import { portIsFree } from '../../src/devnet/free-port.ts';
 
 /** Where the SDK's localnet chains (`ethereum_localnet`, `arbitrum_localnet`) expect their nodes. */
 const SDK_RPC = { ethereum_localnet: 'http://localhost:8545', arbitrum_localnet: 'http://localhost:8546' } as const;
@@ -62,6 +63,8 @@ before(async () => {
   // One rule, so that the SDK's own route validation and the service's are both seen at work.
   const routePolicy = { default: 'open' as const, isolation_groups: [], blacklist_pairs: [BLACKLISTED], whitelist_overrides: [] };
   const config = { ...loadServiceConfig(DEV_CONFIG_PATH, {}), port: 0, dataDir, databaseUrl: undefined, logLevel: 'warn', routePolicy };
+  // Other test files may hold these ports for a while (a `hashlock dev` of their own): wait for them.
+  for (const url of Object.values(SDK_RPC)) await until(`port ${new URL(url).port} to be free`, async () => ((await portIsFree(Number(new URL(url).port))) ? true : undefined), 180_000);
   dev = await startDev(config, { wellKnownPorts: true });
   for (const key of Object.keys(SDK_RPC) as ChainKey[]) {
     const port = new URL(SDK_RPC[key]).port;

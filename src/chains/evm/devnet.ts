@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createPublicClient, createWalletClient, getAddress, getContractAddress, http, parseUnits, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -8,6 +7,7 @@ import type { FamilyDevnet } from '../adapter.ts';
 import { startAnvil } from './anvil.ts';
 import { evmChainId } from './index.ts';
 import { devAccount } from '../../devnet/accounts.ts';
+import { portIsFree } from '../../devnet/free-port.ts';
 
 export interface EvmDeployment {
   chain: string;
@@ -115,15 +115,6 @@ export const ANVIL_STATE_INTERVAL_SEC = 2;
 
 /** Garden's local environment serves these chain ids on these ports, and its SDK's localnet chains expect them there. */
 const GARDEN_LOCALNET_PORTS: Readonly<Record<number, number>> = { 31337: 8545, 31338: 8546 };
-
-/** Whether nothing listens on `port` of the loopback interface. */
-async function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
 
 /**
  * An EVM chain of `hashlock dev`: an anvil node whose state is kept in the data directory (so a
