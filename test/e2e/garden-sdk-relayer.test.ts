@@ -192,14 +192,15 @@ describeEachStore('Garden SDK relayer routes (Litecoin)', (kind) => {
     const userBefore = await ltcBalance(userLtc);
     const solverBefore = await ltcBalance(btcSolver.wallet);
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(o.amount)]);
-    await node.mine(1);
     await catchUp();
-    const fundedAt = BigInt(await node.rpc.getBlockCount());
     const hashes = await post('instant-refund-hash', { order_id: o.id });
     assert.equal(hashes.status, 200, JSON.stringify(hashes.body));
     const consent = await post('instant-refund', { order_id: o.id, signatures: signInstantRefundSighashes(hashes.body.result, userKey) });
     assert.equal(consent.status, 200, JSON.stringify(consent.body));
+    assert.deepEqual((await step()).instantRefunded, [], 'not while the funding is unconfirmed: the solver has not had its chance');
 
+    await node.mine(1);
+    const fundedAt = BigInt(await node.rpc.getBlockCount());
     const pass = await step();
     assert.ok(!pass.funded.includes(o.id), 'not funded');
     assert.ok(pass.skipped.some((s) => s.orderId === o.id && /deadline/.test(s.reason)), JSON.stringify(pass.skipped));
