@@ -117,7 +117,10 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     const solverChains = [...runtimes.values()].flatMap((r) => (r.solver ? [r.solver] : []));
     const ownSolver = findOwnSolver(config, registry);
     if (ownSolver && solverChains.length > 0) {
-      const solver = new Solver(store.db, ownSolver.id, solverChains, secrets, { log: api.log.child({ worker: 'solver' }) });
+      const solver = new Solver(store.db, ownSolver.id, solverChains, secrets, {
+        log: api.log.child({ worker: 'solver' }),
+        clientActions: (chainKey) => runtimes.get(chainKey)?.clientActions,
+      });
       const loop = runWorker(
         store.db,
         {

@@ -27,6 +27,7 @@ import { liquidityRoutes } from './routes/liquidity.ts';
 import { orderListRoutes } from './routes/order-list.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { orderActionRoutes } from './routes/order-actions.ts';
+import { gardenRelayerRoutes } from './routes/garden-relayer.ts';
 import { quoteRoutes } from './routes/quotes.ts';
 import { createOrderRoutes } from './routes/create-order.ts';
 import { policyRoutes } from './routes/policy.ts';
@@ -169,6 +170,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   quoteRoutes(app, ctx);
   createOrderRoutes(app, ctx);
   orderActionRoutes(app, ctx);
+  gardenRelayerRoutes(app, ctx);
   liquidityRoutes(app, ctx);
   earningsRoutes(app, ctx);
   return app;

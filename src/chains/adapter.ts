@@ -110,6 +110,16 @@ export interface ClientActions {
   perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob>;
   /** The hashes a client signs for an instant refund (GET .../instant-refund-hash), where the family has them. */
   instantRefundHashes?(order: OrderRecord): Promise<string[]>;
+  /**
+   * The client's signatures of those hashes (body `signatures`), verified and normalized, as its
+   * consent to a later instant refund; nothing is co-signed or sent. Where the family has the hashes.
+   */
+  checkInstantRefundConsent?(order: OrderRecord, body: Record<string, unknown>): Promise<string[]>;
+  /**
+   * The client's own signed redeem of its destination (body `redeem_tx_bytes`), checked and written as
+   * the order's one redeem job; where a client can keep the destination key (Bitcoin-family chains).
+   */
+  relayClientRedeem?(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob>;
 }
 
 /** What `hashlock dev` asks of a family for one local chain. */

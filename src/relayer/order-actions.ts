@@ -4,7 +4,8 @@ import type { Registry } from '../chains/registry.ts';
 import { AppError, invalid, notFound } from '../errors.ts';
 import type { App } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
-import { findOrder } from '../store/orders.ts';
+import { saveInstantRefundConsent } from '../store/instant-refund-consent.ts';
+import { findOrder, type OrderRecord } from '../store/orders.ts';
 import { findJob, type RelayerJob } from '../store/relayer-jobs.ts';
 import type { RelayerAction } from './actions.ts';
 import { checkMayAct } from './order-permissions.ts';
@@ -71,6 +72,40 @@ export class OrderActions {
       );
     }
     return actions.instantRefundHashes(order);
+  }
+
+  /** For Garden's SDK relayer routes (POST /relayer/bitcoin/...): the order, when the app may act on it with `action` (404, 403). */
+  private async orderFor(app: App, orderId: string, action: RelayerAction): Promise<OrderRecord> {
+    const order = await findOrder(this.db, orderId);
+    if (!order) throw notFound(`order ${orderId} not found`);
+    checkMayAct(this.registry, app, order, action);
+    return order;
+  }
+
+  /** POST /relayer/bitcoin/instant-refund-hash: the hashes, for the app that may act on the order. */
+  async instantRefundHashesFor(app: App, orderId: string): Promise<string[]> {
+    await this.orderFor(app, orderId, 'instant-refund');
+    return this.instantRefundHashes(orderId);
+  }
+
+  /**
+   * POST /relayer/bitcoin/instant-refund: the client's signatures, verified, stored as its consent to an
+   * instant refund should the swap fail. Nothing is co-signed and rule 5's flag is not touched: the
+   * solver still funds the destination, and uses the consent only if the order fails (src/solver).
+   */
+  async storeInstantRefundConsent(app: App, orderId: string, body: Record<string, unknown>): Promise<void> {
+    const order = await this.orderFor(app, orderId, 'instant-refund');
+    const actions = this.actionsOn(order.source.chain, 'instant-refund');
+    if (!actions.checkInstantRefundConsent) throw invalid(`order ${orderId}: its source on ${order.source.chain} takes no instant-refund signatures`);
+    await saveInstantRefundConsent(this.db, order.id, await actions.checkInstantRefundConsent(order, body));
+  }
+
+  /** POST /relayer/bitcoin/redeem: the client's own signed redeem of its destination, checked and queued. */
+  async relayClientRedeem(app: App, orderId: string, body: Record<string, unknown>): Promise<RelayerJob> {
+    const order = await this.orderFor(app, orderId, 'redeem');
+    const actions = this.actionsOn(order.destination.chain, 'redeem');
+    if (!actions.relayClientRedeem) throw invalid(`order ${orderId}: its destination on ${order.destination.chain} takes no client-signed redeem transaction`);
+    return actions.relayClientRedeem(order, body);
   }
 
   async perform(app: App, orderId: string, action: RelayerAction, body: unknown): Promise<RelayerJob> {

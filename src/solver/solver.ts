@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
+import type { ClientActions } from '../chains/adapter.ts';
 import type { Chain } from '../chains/registry.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
-import { safeErrorText } from '../errors.ts';
+import { AppError, safeErrorText } from '../errors.ts';
 import { accrueOrderFees } from '../store/affiliates.ts';
+import { dropInstantRefundConsent, instantRefundConsent } from '../store/instant-refund-consent.ts';
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
 import { findOrders, type OrderRecord } from '../store/orders.ts';
 import { releaseOrderLiquidity, releaseOrdersLiquidity } from '../store/solvers.ts';
 import {
   claimFundings,
   orderIdsToFund,
+  ordersToInstantRefund,
   ordersToAccrue,
   ordersToRedeemForClient,
   ordersToRedeemSource,
@@ -35,6 +38,11 @@ export interface SolverOptions {
    * most this often (default 1000 ms); a pass with no touched order is always full.
    */
   fullPassMs?: number;
+  /**
+   * The clients' actions by chain key (ChainRuntime.clientActions): the instant refunds the clients
+   * consented to in advance go through them. Without it, stored consents are not used.
+   */
+  clientActions?: (chainKey: string) => ClientActions | undefined;
   log?: SolverLog;
 }
 
@@ -45,6 +53,8 @@ export interface SolverPass {
   redeemedSources: string[];
   refunded: string[];
   refundedForClient: string[];
+  /** Sources refunded at once with the client's stored consent, the order having failed. */
+  instantRefunded: string[];
   accrued: string[];
   /** Orders left alone on purpose, with the reason (rule 1/2/5, deadline, wrong terms). */
   skipped: Array<{ orderId: string; reason: string }>;
@@ -95,6 +105,7 @@ export class Solver {
   private readonly concurrency: number;
   private readonly log: SolverLog;
   private readonly fullPassMs: number;
+  private readonly clientActions: ((chainKey: string) => ClientActions | undefined) | undefined;
   private touched = new Set<string>();
   private lastFullPass = 0;
 
@@ -111,6 +122,7 @@ export class Solver {
     this.concurrency = options.concurrency ?? 64;
     this.fullPassMs = options.fullPassMs ?? 1_000;
     this.log = options.log ?? silent;
+    this.clientActions = options.clientActions;
   }
 
   /** The order changed (a watcher recorded an event, a client acted): the next pass looks at it. */
@@ -124,7 +136,7 @@ export class Solver {
    * pass is due. Each step re-checks its order before it writes, as it always did (rule 6).
    */
   async tick(signal?: AbortSignal): Promise<SolverPass> {
-    const pass: SolverPass = { funded: [], redeemedForClient: [], redeemedSources: [], refunded: [], refundedForClient: [], accrued: [], skipped: [] };
+    const pass: SolverPass = { funded: [], redeemedForClient: [], redeemedSources: [], refunded: [], refundedForClient: [], instantRefunded: [], accrued: [], skipped: [] };
     const chains = [...this.chains.keys()];
     if (chains.length === 0) return pass;
     const now = Date.now();
@@ -149,7 +161,10 @@ export class Solver {
     };
     await Promise.all([
       each(ordersToRedeemSource(this.db, q), (o) => this.redeemSource(o, pass)),
-      this.fundAll(each, orderIdsToFund(this.db, q), pass, signal),
+      // After funding: an order the solver funds in this pass is no longer one that failed.
+      this.fundAll(each, orderIdsToFund(this.db, q), pass, signal).then(() =>
+        each(ordersToInstantRefund(this.db, { ...q, nowSeconds: Math.floor(Date.now() / 1000) }), (o) => this.instantRefund(o, pass)),
+      ),
       each(ordersToRedeemForClient(this.db, q), (o) => this.redeemForClient(o, pass)),
       each(ordersToAccrue(this.db, q), async (o) => {
         if ((await accrueOrderFees(this.db, o.id)) > 0) pass.accrued.push(o.id);
@@ -285,6 +300,30 @@ export class Solver {
       pass.redeemedSources.push(order.id);
       this.log.info({ order: order.id, chain: src.chain.key }, 'redeemed the source');
     }
+  }
+
+  /**
+   * The order failed (its deadline passed with the destination unfunded): the source goes back to the
+   * client at once with the signatures it gave in advance, not after the source timelock. The family's
+   * instant-refund action checks them again and takes rule 5's gate, so the solver never funds it after.
+   */
+  private async instantRefund(order: OrderRecord, pass: SolverPass): Promise<void> {
+    const actions = this.clientActions?.(order.source.chain);
+    const signatures = await instantRefundConsent(this.db, order.id);
+    if (!actions || !signatures) return;
+    let job;
+    try {
+      job = await actions.perform(order, 'instant-refund', { signatures });
+    } catch (err) {
+      // The signatures no longer sign the HTLC's hashes (another payment to it changed them): dropped,
+      // so the pass does not retry them; a fresh consent from the client is used, else the timelock refund.
+      if (!(err instanceof AppError && err.code === 'invalid_request')) throw err;
+      await dropInstantRefundConsent(this.db, order.id, signatures);
+      this.log.warn({ order: order.id, reason: safeErrorText(err) }, 'dropped a stored instant-refund consent that no longer applies');
+      return;
+    }
+    pass.instantRefunded.push(order.id);
+    this.log.info({ order: order.id, chain: order.source.chain, tx: job.txHash }, 'instantly refunded the failed order with the client\'s consent');
   }
 
   private async refundDestination(order: OrderRecord, pass: SolverPass): Promise<void> {

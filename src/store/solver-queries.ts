@@ -99,6 +99,22 @@ export const ordersToRefundSourceForClient = (db: Db, q: SolverQuery) =>
   );
 
 /**
+ * The client consented to an instant refund (migration 0011) and the order failed: its deadline has
+ * passed (`nowSeconds`) with the destination neither initiated nor claimed for funding, though the
+ * source is funded with the confirmations the funding step waits for (so the solver had its chance),
+ * neither redeemed nor refunded, and no instant refund is queued yet.
+ */
+export const ordersToInstantRefund = (db: Db, q: SolverQuery & { nowSeconds: number }) =>
+  ids(
+    db,
+    q,
+    sql`o.instant_refund_consent is not null and o.destination_funding_at is null and o.deadline < ${q.nowSeconds}
+      and s.initiate_tx_hash <> '' and s.initiate_block_number <> 0 and s.current_confirmations >= s.required_confirmations
+      and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and d.initiate_tx_hash = ''
+      and not exists (select 1 from relayer_jobs j where j.order_id = o.id and j.action = 'instant-refund')`,
+  );
+
+/**
  * Rule 5: refuses when the solver co-signed an instant refund, and otherwise records the intent to
  * fund the destination (`destination_funding_at`, migration 0007) before anything is broadcast; the
  * instant-refund gate refuses from then on. One conditional update: it takes the order's row lock,

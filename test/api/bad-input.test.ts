@@ -10,6 +10,8 @@ interface Case {
   url: string;
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
+  /** A JSON body. */
+  payload?: object;
   /** `key` sends the test app's key in service-app-id. */
   auth?: boolean;
   status: number;
@@ -54,6 +56,16 @@ const cases: Case[] = [
   { name: 'instant-refund hashes of a short id', url: '/v2/orders/abc/instant-refund-hash', auth: true, status: 400, error: /invalid path parameter 'order': must be 64 hexadecimal characters/ },
   { name: 'instant-refund hashes of a non-hex id', url: `/v2/orders/${'z'.repeat(64)}/instant-refund-hash`, auth: true, status: 400, error: /'order': must be 64 hexadecimal/ },
   { name: 'instant-refund hashes without a relayer', url: `/v2/orders/${'a'.repeat(64)}/instant-refund-hash`, auth: true, status: 503, error: /no relayer is configured/ },
+  ...['instant-refund-hash', 'instant-refund', 'redeem'].flatMap((route): Case[] => [
+    { name: `POST /relayer/bitcoin/${route} without a key`, url: `/relayer/bitcoin/${route}`, method: 'POST', status: 401, error: /missing API key/ },
+    { name: `POST /relayer/bitcoin/${route} without order_id`, url: `/relayer/bitcoin/${route}`, method: 'POST', auth: true, payload: {}, status: 400, error: /'order_id'/ },
+    { name: `POST /relayer/bitcoin/${route} with a short order_id`, url: `/relayer/bitcoin/${route}`, method: 'POST', auth: true, payload: { order_id: 'abc', signatures: ['00'], redeem_tx_bytes: '00' }, status: 400, error: /'order_id': must be 64 hexadecimal/ },
+  ]),
+  { name: 'instant-refund consent with signatures not a list', url: '/relayer/bitcoin/instant-refund', method: 'POST', auth: true, payload: { order_id: 'a'.repeat(64), signatures: 'ab' }, status: 400, error: /'signatures'/ },
+  { name: 'instant-refund consent with no signatures', url: '/relayer/bitcoin/instant-refund', method: 'POST', auth: true, payload: { order_id: 'a'.repeat(64), signatures: [] }, status: 400, error: /'signatures'/ },
+  { name: 'client redeem without the transaction', url: '/relayer/bitcoin/redeem', method: 'POST', auth: true, payload: { order_id: 'a'.repeat(64) }, status: 400, error: /'redeem_tx_bytes'/ },
+  { name: 'client redeem with a number for the transaction', url: '/relayer/bitcoin/redeem', method: 'POST', auth: true, payload: { order_id: 'a'.repeat(64), redeem_tx_bytes: 12 }, status: 400, error: /'redeem_tx_bytes'/ },
+  { name: 'client redeem without a relayer', url: '/relayer/bitcoin/redeem', method: 'POST', auth: true, payload: { order_id: 'a'.repeat(64), redeem_tx_bytes: '00' }, status: 503, error: /no relayer is configured/ },
   { name: 'order with a non-hex id', url: `/v2/orders/${'g'.repeat(64)}`, auth: true, status: 400, error: /'order': must be 64 hexadecimal/ },
   { name: 'order with a 0x id', url: `/v2/orders/0x${'a'.repeat(64)}`, auth: true, status: 400, error: /'order': must be 64 hexadecimal/ },
   { name: 'order with a very long id', url: `/v2/orders/${'a'.repeat(5000)}`, auth: true, status: 400, error: /invalid request path/ },
@@ -104,6 +116,7 @@ describeEachStore('bad requests to every endpoint', (kind) => {
         method: c.method ?? 'GET',
         url: c.url,
         headers: { ...(c.auth ? { 'service-app-id': t.key } : {}), ...c.headers },
+        ...(c.payload ? { payload: c.payload } : {}),
       });
       assert.equal(res.statusCode, c.status, res.body.slice(0, 300));
       assert.match(res.headers['content-type'] as string, /^application\/json/);

@@ -53,7 +53,7 @@ export async function openSwapWorld(
     moreActions?: MoreActions;
   } = {},
 ): Promise<SwapWorld> {
-  const { api, store, key, solverAccount, secrets, rpc } = await openRelayedApi(kind, registry, chains, { waitMs: 300, pollMs: 10, ...(options.moreActions ? { moreActions: options.moreActions } : {}) });
+  const { api, store, key, solverAccount, secrets, rpc, actionsFor } = await openRelayedApi(kind, registry, chains, { waitMs: 300, pollMs: 10, ...(options.moreActions ? { moreActions: options.moreActions } : {}) });
   const relayers = Object.fromEntries(
     KEYS.map((k) => [
       k,
@@ -76,7 +76,7 @@ export async function openSwapWorld(
   for (const c of evmChains) await c.prepare();
   for (const k of KEYS) await solverSenders[k].tick();
   const solverChains = [...evmChains, ...(options.moreSolverChains?.(store.db, secrets) ?? [])];
-  const solver = new Solver(store.db, SOLVER.id, solverChains, secrets, options.solver);
+  const solver = new Solver(store.db, SOLVER.id, solverChains, secrets, { clientActions: actionsFor, ...options.solver });
 
   // anvil mines a sent transaction just after it answers, and a simulation refused meanwhile is
   // retried 50 ms later: the senders tick until every job they sent is mined (or failed), and every

@@ -91,6 +91,10 @@ export async function openRelayedApi(
   const rpc = Object.fromEntries((Object.keys(CHAINS) as ChainKey[]).map((k) => [k, chains[k].node.rpcUrl])) as Record<ChainKey, string>;
   const readClients = new Map((Object.keys(CHAINS) as ChainKey[]).map((k) => [k as string, createPublicClient({ transport: http(rpc[k]), cacheTime: 0 })]));
   const more = wait.moreActions?.(store.db, secrets) ?? {};
+  const actionsFor = (chainKey: string): ClientActions | undefined => {
+    const client = readClients.get(chainKey);
+    return client ? new EvmClientActions(store.db, registry, { client, solverSigner: solverAccount }) : more[chainKey];
+  };
   const api = await buildApi({
     store,
     registry,
@@ -100,16 +104,13 @@ export async function openRelayedApi(
     secrets,
     version: 'test',
     relayer: {
-      actionsFor: (chainKey) => {
-        const client = readClients.get(chainKey);
-        return client ? new EvmClientActions(store.db, registry, { client, solverSigner: solverAccount }) : more[chainKey];
-      },
+      actionsFor,
       waitMs: wait.waitMs,
       pollMs: wait.pollMs,
     },
   });
   await api.ready();
-  return { api, store, key, solverAccount, secrets, rpc };
+  return { api, store, key, solverAccount, secrets, rpc, actionsFor };
 }
 
 /** A fresh store and API with the order actions, and the relayers running until close. */

@@ -25,6 +25,7 @@ import { setInstantRefundTx, type OrderRecord, type SwapRecord } from '../../sto
 import { findJob, type RelayerJob } from '../../store/relayer-jobs.ts';
 import { enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../../store/bitcoin-jobs.ts';
 import { checkClientRefundTx, type CheckedRefund } from './refund-tx-check.ts';
+import { checkClientRedeemTx, redeemTxId } from './redeem-tx-check.ts';
 import { instantRefundOpen, mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
 import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
 import { feeLadder, type TxVersion } from './rbf.ts';
@@ -83,6 +84,43 @@ export class BitcoinActions implements ClientActions {
     const utxos = this.aboveDust(order, source, await this.unspentSource(order, source));
     if (!(await instantRefundOpen(this.db, order.id))) throw noInstantRefund(order.id);
     return instantRefundSighashes(this.skeleton(source, utxos));
+  }
+
+  /**
+   * The client's signatures of the instant-refund hashes, verified against the current hashes and the
+   * source delegate key, as its consent to a later instant refund: nothing is co-signed or flagged here.
+   */
+  async checkInstantRefundConsent(order: OrderRecord, body: Record<string, unknown>): Promise<string[]> {
+    const given = signaturesField(body);
+    if (given === undefined) throw invalid("invalid body field 'signatures': is required");
+    const source = this.htlcSide(order, 'source');
+    const utxos = this.aboveDust(order, source, await this.unspentSource(order, source));
+    if (!(await instantRefundOpen(this.db, order.id))) throw noInstantRefund(order.id);
+    return this.clientSignatures(order, source, instantRefundSighashes(this.skeleton(source, utxos)), given);
+  }
+
+  /**
+   * The client's own signed redeem of the destination (it keeps the key and the secret), checked
+   * (redeem-tx-check.ts) and written as the order's redeem job, which the relayer broadcasts. The same
+   * transaction again gets its job; once a redeem is queued, another one gets 409.
+   */
+  async relayClientRedeem(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+    const raw = stringField(body, 'redeem_tx_bytes', TX_HEX, 'must be the signed redeem transaction in hex');
+    const txid = redeemTxId(raw);
+    const existing = await this.existingJob(order.id, 'redeem');
+    if (existing?.txHash === txid) return existing;
+    const destination = this.htlcSide(order, 'destination');
+    const all = await utxosOf(this.db, destination.chain.key, destination.swap.swapId);
+    if (all.length === 0) throw conflict(`order ${order.id}: the destination HTLC ${destination.swap.swapId} is not funded yet`);
+    const unspent = all.filter((u) => u.spentTxid === null);
+    const checked = checkClientRedeemTx(raw, {
+      terms: destination.terms,
+      network: destination.chain.network,
+      utxos: unspent,
+      payTo: clientAddress(destination.swap, 'destination'),
+    });
+    if (existing) throw conflict(`order ${order.id}: its redeem ${existing.txHash} is already queued`);
+    return this.enqueue(order, 'redeem', destination, checked, checked.spent);
   }
 
   /** Performs an action on the Bitcoin-family side it acts on; returns the job of its transaction. */

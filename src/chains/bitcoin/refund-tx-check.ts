@@ -89,7 +89,8 @@ export function checkClientRefundTx(rawHex: string, params: { terms: HtlcScriptT
   return { hex: tx.hex, txid: tx.id, minedFrom };
 }
 
-function verifies(tx: Transaction, idx: number, signature: Uint8Array, scripts: Uint8Array[], amounts: bigint[], leaf: Uint8Array, xOnly: string): boolean {
+/** Whether a tapscript signature (64 bytes, or 65 with its sighash type) of input `idx` through `leaf` verifies against the x-only key. */
+export function verifies(tx: Transaction, idx: number, signature: Uint8Array, scripts: Uint8Array[], amounts: bigint[], leaf: Uint8Array, xOnly: string): boolean {
   if (signature.length !== 64 && signature.length !== 65) return false;
   const hashType = signature.length === 64 ? SigHash.DEFAULT : signature[64]!;
   if (signature.length === 65 && !HASH_TYPES.has(hashType)) return false;
