@@ -6,35 +6,31 @@ import { after, before, test } from 'node:test';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
 import { signInstantRefundSighashes } from '../../src/chains/bitcoin/htlc-spend.ts';
-import { BitcoinWatcher } from '../../src/chains/bitcoin/watcher.ts';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
-import { BitcoinRelayer } from '../../src/chains/bitcoin/broadcaster.ts';
+import type { BitcoinRelayer } from '../../src/chains/bitcoin/broadcaster.ts';
 import { bitcoinJobTx } from '../../src/store/bitcoin-jobs.ts';
-import { BitcoinActions } from '../../src/chains/bitcoin/client-actions.ts';
 import { BitcoinRpc } from '../../src/chains/bitcoin/rpc.ts';
 import { findOrder } from '../../src/store/orders.ts';
 import type { SecretBox } from '../../src/orders/secret-box.ts';
 import { BitcoinSolverChain } from '../../src/chains/bitcoin/solver-chain.ts';
 import { orderIdsToFund } from '../../src/store/solver-queries.ts';
-import { setSolverBalance } from '../../src/store/solvers.ts';
 import { localnetRegistry, SOLVER } from '../helpers/fixtures.ts';
-import { litecoinNodeForSuite, toCoins } from '../helpers/litecoin.ts';
+import { confirmedBalance, litecoinNodeForSuite, toCoins } from '../helpers/litecoin.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { newSecret, startChains, type LocalChain } from '../relayer/harness.ts';
-import { openSwapWorld, swapClient, type SwapWorld } from './harness.ts';
+import { swapClient, type SwapWorld } from './harness.ts';
+import { LTC, openLitecoinWorld, solverKey, type LitecoinWorld } from './litecoin-world.ts';
 
 const registry = localnetRegistry();
 const ltcChain = registry.chain('litecoin_localnet')!;
 const NETWORK = ltcChain.network;
-const solverKey = hexToBytes(privateKeyOf(devAccount('solver')).slice(2));
 const user = devAccount('user');
 const userKey = hexToBytes(privateKeyOf(user).slice(2));
 const userLtc = walletAddress(userKey, NETWORK);
 const userXOnly = bytesToHex(schnorr.getPublicKey(userKey));
-const LTC = 100_000_000n;
 const solverEvm = SOLVER.addresses.ethereum_localnet! as `0x${string}`;
 
 let chains: Awaited<ReturnType<typeof startChains>>;
@@ -61,18 +57,14 @@ async function eventually(check: () => Promise<void>): Promise<void> {
   }
 }
 
-/** The confirmed balance of any address, read from the node's UTXO set. */
-async function ltcBalance(address: string): Promise<bigint> {
-  const scan = await node!.rpc.call<{ total_amount: number }>('scantxoutset', ['start', [`addr(${address})`]]);
-  return satoshis(scan.total_amount);
-}
+const ltcBalance = (address: string) => confirmedBalance(node!, address);
 
 describeEachStore('Litecoin <-> EVM swaps', (kind) => {
+  let world: LitecoinWorld;
   let w: SwapWorld;
   let eth: LocalChain;
   let arb: LocalChain;
   let btcSolver: BitcoinSolverChain;
-  let watcher: BitcoinWatcher;
   let relayer: BitcoinRelayer;
   let secretBox: SecretBox;
 
@@ -80,78 +72,21 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     if (!node) return;
     eth = chains.ethereum_localnet;
     arb = chains.arbitrum_localnet;
-    // A 60 s margin: the regtest source timelock (60 blocks of 10 s) leaves room for the EVM destination's.
-    w = await openSwapWorld(kind, registry, chains, {
-      solver: { marginSeconds: 60 },
-      moreSolverChains: (db, secrets) => {
-        secretBox = secrets;
-        btcSolver = new BitcoinSolverChain(ltcChain, db, node!.rpc, solverKey, secrets);
-        return [btcSolver];
-      },
-      moreActions: (db, secrets) => ({ [ltcChain.key]: new BitcoinActions(db, registry, { secrets, rpc: node!.rpc, solverKey }) }),
-    });
-    watcher = new BitcoinWatcher(w.store.db, ltcChain, node.rpc, { walletAddresses: [btcSolver.wallet], startBlock: BigInt(await node.rpc.getBlockCount()) + 1n });
-    relayer = new BitcoinRelayer({ db: w.store.db, chain: ltcChain.key, rpc: node.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
-    await setSolverBalance(w.store.db, { solverId: SOLVER.id, asset: 'litecoin_localnet:ltc', balance: 100n * LTC });
-    await node.rpc.call('sendtoaddress', [btcSolver.wallet, 20]);
-    await node.mine(1);
-    await watcher.poll();
+    world = await openLitecoinWorld(kind, registry, chains, node);
+    ({ w, btcSolver, relayer, secrets: secretBox } = world);
   });
   after(() => w?.close());
 
-  /** Polls the Bitcoin watcher until it has read up to the node's head (a poll reads 10 blocks at most). */
-  const catchUp = async () => {
-    for (let read = await watcher.poll(); read.to < read.head; read = await watcher.poll());
-  };
-  /** One round: the Bitcoin watcher and broadcast queue, then the EVM watchers and the solver. */
-  const step = async () => {
-    await catchUp();
-    await relayer.tick();
-    return w.step();
-  };
-  const read = (id: string) => swapClient(w, eth).read(id);
   const patch = async (id: string, action: string, payload: object) => {
     const res = await w.api.inject({ method: 'PATCH', url: `/v2/orders/${id}?action=${action}`, headers: { 'service-app-id': w.key }, payload });
     return { status: res.statusCode, body: res.json<Record<string, any>>() };
-  };
-  /** Mines a Litecoin block and steps until the order satisfies `done` (a few rounds at most). */
-  const settle = async (id: string, done: (order: Record<string, any>) => boolean, what: string) => {
-    for (let round = 0; round < 12; round++) {
-      await node!.mine(1);
-      await step();
-      await step();
-      if (done(await read(id))) return read(id);
-    }
-    assert.fail(`order ${id} never got ${what}: ${JSON.stringify(await read(id))}`);
-  };
-  const settleTo = (id: string, status: string) => settle(id, (o) => o.status === status, `status ${status}`);
-  const quote = async (from: string, to: string, amount: bigint): Promise<bigint> => {
-    const res = await w.api.inject({ url: `/v2/quote?from=${from}&to=${to}&from_amount=${amount}`, headers: { 'service-app-id': w.key } });
-    assert.equal(res.statusCode, 200, res.body);
-    return BigInt(res.json<{ result: Array<{ destination: { amount: string } }> }>().result[0]!.destination.amount);
-  };
-  type Side = { asset: string; owner: string; amount: bigint; delegate?: string };
-  const create = async (source: Side, destination: Side, extra: object = {}) => {
-    const res = await w.api.inject({
-      method: 'POST',
-      url: '/v2/orders',
-      headers: { 'service-app-id': w.key },
-      payload: {
-        source: { ...source, amount: source.amount.toString() },
-        destination: { ...destination, amount: destination.amount.toString() },
-        ...extra,
-      },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    const created = res.json<{ result: Record<string, any> }>().result;
-    return { id: created.order_id as string, created };
   };
 
   test('LTC -> arbitrum WBTC with a service-held secret: the solver funds, redeems for the client, then redeems its LTC', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = LTC;
-    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
-    const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
+    const destAmount = await world.quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await world.create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
     assert.equal(o.created.amount, amount.toString());
     assert.match(o.created.to, /^rltc1p/);
     const userWbtc = await arb.wbtcBalance(user.address);
@@ -160,9 +95,9 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
 
     // The client sends `amount` to `to` (here from the node's wallet).
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
-    await step();
-    assert.equal((await read(o.id)).status, 'initiate_detected', 'the funding is seen in the mempool');
-    const done = await settleTo(o.id, 'completed');
+    await world.step();
+    assert.equal((await world.read(o.id)).status, 'initiate_detected', 'the funding is seen in the mempool');
+    const done = await world.settleTo(o.id, 'completed');
 
     assert.equal((await arb.wbtcBalance(user.address)) - userWbtc, destAmount, 'the client received exactly the destination amount');
     assert.equal(solverWbtc - (await arb.wbtcBalance(solverEvm)), destAmount, 'the solver paid exactly the destination amount');
@@ -177,13 +112,13 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   test('ethereum WBTC -> LTC with a service-held secret: the solver funds the LTC HTLC and redeems it to the client', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = 100_000n;
-    const destAmount = await quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
-    const o = await create({ asset: 'ethereum_localnet:wbtc', owner: user.address, amount }, { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount });
+    const destAmount = await world.quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
+    const o = await world.create({ asset: 'ethereum_localnet:wbtc', owner: user.address, amount }, { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount });
     const userLtcBefore = await ltcBalance(userLtc);
     const userWbtc = await eth.wbtcBalance(user.address);
     const solverWbtc = await eth.wbtcBalance(solverEvm);
-    await swapClient(w, eth).initiate({ ...o, order: await read(o.id), secret: '0x', secretHash: '0x' });
-    const done = await settleTo(o.id, 'completed');
+    await swapClient(w, eth).initiate({ ...o, order: await world.read(o.id), secret: '0x', secretHash: '0x' });
+    const done = await world.settleTo(o.id, 'completed');
 
     const paid = (await ltcBalance(userLtc)) - userLtcBefore;
     const redeem = await node.rpc.call<{ vsize: number }>('getrawtransaction', [done.destination_swap.redeem_tx_hash, true]);
@@ -196,9 +131,9 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   test('LTC -> arbitrum WBTC with a client-held secret: the client redeems on arbitrum, the solver takes the secret to its LTC', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = LTC;
-    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const destAmount = await world.quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
     const { secret, secretHash } = newSecret();
-    const o = await create(
+    const o = await world.create(
       { asset: 'litecoin_localnet:ltc', owner: userLtc, amount },
       { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount },
       { secret_hash: secretHash.slice(2) },
@@ -206,10 +141,10 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const userWbtc = await arb.wbtcBalance(user.address);
     const solverLtc = await ltcBalance(btcSolver.wallet);
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
-    await settleTo(o.id, 'awaiting_redeem');
+    await world.settleTo(o.id, 'awaiting_redeem');
     const redeem = await w.patchRelayed(o.id, 'redeem', 'arbitrum_localnet', { secret: secret.slice(2) });
     assert.equal(redeem.status, 202, JSON.stringify(redeem.body));
-    const done = await settleTo(o.id, 'completed');
+    const done = await world.settleTo(o.id, 'completed');
     assert.equal((await arb.wbtcBalance(user.address)) - userWbtc, destAmount);
     const tx = await node.rpc.call<{ vout: Array<{ value: number }> }>('getrawtransaction', [done.source_swap.redeem_tx_hash, true]);
     assert.equal((await ltcBalance(btcSolver.wallet)) - solverLtc, satoshis(tx.vout[0]!.value));
@@ -219,22 +154,22 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   test('ethereum WBTC -> LTC with a client-held secret: PATCH redeem {secret} pays the LTC to the client', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = 100_000n;
-    const destAmount = await quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
+    const destAmount = await world.quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
     const { secret, secretHash } = newSecret();
-    const o = await create(
+    const o = await world.create(
       { asset: 'ethereum_localnet:wbtc', owner: user.address, amount },
       { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount },
       { secret_hash: secretHash.slice(2) },
     );
     const userLtcBefore = await ltcBalance(userLtc);
     const solverWbtc = await eth.wbtcBalance(solverEvm);
-    await swapClient(w, eth).initiate({ ...o, order: await read(o.id), secret, secretHash });
-    await settle(o.id, (order) => order.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
+    await swapClient(w, eth).initiate({ ...o, order: await world.read(o.id), secret, secretHash });
+    await world.settle(o.id, (order) => order.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
     const wrong = await patch(o.id, 'redeem', { secret: newSecret().secret.slice(2) });
     assert.equal(wrong.status, 400, 'a secret of another hash is refused');
     const res = await patch(o.id, 'redeem', { secret: secret.slice(2) });
     assert.equal(res.status, 202, JSON.stringify(res.body));
-    const done = await settleTo(o.id, 'completed');
+    const done = await world.settleTo(o.id, 'completed');
     assert.equal(done.destination_swap.redeem_tx_hash, res.body.result, 'the relayed redeem is the one mined');
     const redeemTx = await node.rpc.call<{ vsize: number }>('getrawtransaction', [res.body.result, true]);
     const paid = (await ltcBalance(userLtc)) - userLtcBefore;
@@ -245,25 +180,25 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   test('a solver that comes back after the CSV timelock does not fund, and refunds the client with the key the service holds', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = LTC;
-    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
-    const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
+    const destAmount = await world.quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await world.create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
     const userLtcBefore = await ltcBalance(userLtc);
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
     // The solver is down while the source's timelock runs out.
     // Funded in the first block mined here; the status says refundable once the height is past
     // that block + timelock (order reads see heights at most a second old).
-    const timelock = Number((await read(o.id)).source_swap.timelock);
+    const timelock = Number((await world.read(o.id)).source_swap.timelock);
     await node.mine(timelock + 2);
-    await catchUp();
-    await eventually(async () => assert.equal((await read(o.id)).status, 'awaiting_refund'));
+    await world.catchUp();
+    await eventually(async () => assert.equal((await world.read(o.id)).status, 'awaiting_refund'));
     const pass = await w.solver.tick();
     assert.ok(!pass.funded.includes(o.id), 'rule 2: no time left on the source');
     assert.ok(pass.skipped.some((s) => s.orderId === o.id && s.reason.startsWith('rule 2')), JSON.stringify(pass.skipped));
     assert.deepEqual(pass.refundedForClient, [o.id]);
     await relayer.tick();
     await node.mine(1);
-    await catchUp();
-    const done = await read(o.id);
+    await world.catchUp();
+    const done = await world.read(o.id);
     assert.equal(done.status, 'refunded');
     const refund = await node.rpc.call<{ vsize: number }>('getrawtransaction', [done.source_swap.refund_tx_hash, true]);
     const back = (await ltcBalance(userLtc)) - userLtcBefore;
@@ -274,8 +209,8 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   test('instant refund with the client delegate key: the client signs the hashes, the solver co-signs and pays the fee, then never funds', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = LTC;
-    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
-    const o = await create(
+    const destAmount = await world.quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await world.create(
       { asset: 'litecoin_localnet:ltc', owner: userLtc, amount, delegate: userXOnly },
       { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount },
     );
@@ -283,8 +218,8 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const solverLtc = await ltcBalance(btcSolver.wallet);
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
     await node.mine(1);
-    await catchUp();
-    assert.equal((await read(o.id)).status, 'initiated');
+    await world.catchUp();
+    assert.equal((await world.read(o.id)).status, 'initiated');
     const hashes = await w.api.inject({ url: `/v2/orders/${o.id}/instant-refund-hash`, headers: { 'service-app-id': w.key } });
     assert.equal(hashes.statusCode, 200, hashes.body);
     const sighashes = hashes.json<{ result: string[] }>().result;
@@ -299,9 +234,9 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     assert.equal(res.statusCode, 202, res.body);
     await relayer.tick();
     await node.mine(1);
-    const pass = await step();
+    const pass = await world.step();
     assert.ok(!pass.funded.includes(o.id), 'rule 5: co-signed, so never funded');
-    const done = await read(o.id);
+    const done = await world.read(o.id);
     assert.equal(done.status, 'refunded');
     assert.equal((await ltcBalance(userLtc)) - userLtcBefore, amount, 'the client got the full amount back');
     assert.ok((await ltcBalance(btcSolver.wallet)) < solverLtc, 'the solver wallet paid the fee');
@@ -313,15 +248,15 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const amount = LTC;
     // A legacy payout address: its dust limit (5,460 litoshis) is above a taproot output's (3,300).
     const payout = await node.rpc.call<string>('getnewaddress', ['', 'legacy']);
-    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
-    const o = await create(
+    const destAmount = await world.quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await world.create(
       { asset: 'litecoin_localnet:ltc', owner: payout, amount, delegate: userXOnly },
       { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount },
     );
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(4_000n)]);
     await node.mine(1);
-    await catchUp();
+    await world.catchUp();
     const hashes = await w.api.inject({ url: `/v2/orders/${o.id}/instant-refund-hash`, headers: { 'service-app-id': w.key } });
     assert.equal(hashes.statusCode, 200, hashes.body);
     const sighashes = hashes.json<{ result: string[] }>().result;
@@ -335,8 +270,8 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     assert.equal(res.statusCode, 202, res.body);
     await relayer.tick();
     await node.mine(1);
-    await catchUp();
-    assert.equal((await read(o.id)).status, 'refunded');
+    await world.catchUp();
+    assert.equal((await world.read(o.id)).status, 'refunded');
     assert.equal(await ltcBalance(payout), amount, 'the client got the full amount back');
     assert.equal(await ltcBalance(o.created.to), 4_000n, 'the dust output stays in the HTLC (refundable after the timelock)');
   });
@@ -344,27 +279,27 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   test('the solver refunds its own LTC destination once its CSV timelock runs out, and the client refunds its WBTC source', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = 100_000n;
-    const destAmount = await quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
+    const destAmount = await world.quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
     const { secretHash } = newSecret();
-    const o = await create(
+    const o = await world.create(
       { asset: 'ethereum_localnet:wbtc', owner: user.address, amount },
       { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount },
       { secret_hash: secretHash.slice(2) },
     );
     const userWbtc = await eth.wbtcBalance(user.address);
-    await swapClient(w, eth).initiate({ ...o, order: await read(o.id), secret: '0x', secretHash });
-    const funded = await settle(o.id, (order) => order.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
+    await swapClient(w, eth).initiate({ ...o, order: await world.read(o.id), secret: '0x', secretHash });
+    const funded = await world.settle(o.id, (order) => order.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
     const solverLtc = await ltcBalance(btcSolver.wallet);
     // The client never redeems: the destination's CSV timelock runs out.
     await node.mine(Number(funded.destination_swap.timelock));
-    await catchUp();
+    await world.catchUp();
     const pass = await w.step();
     assert.deepEqual(pass.refunded, [o.id], 'the solver refunded its expired destination');
     assert.deepEqual((await w.step()).refunded, [], 'once');
     await relayer.tick();
     await node.mine(1);
-    await catchUp();
-    const refunded = await read(o.id);
+    await world.catchUp();
+    const refunded = await world.read(o.id);
     assert.match(refunded.destination_swap.refund_tx_hash, /^[0-9a-f]{64}$/);
     const refundTx = await node.rpc.call<{ vsize: number }>('getrawtransaction', [refunded.destination_swap.refund_tx_hash, true]);
     const back = (await ltcBalance(btcSolver.wallet)) - solverLtc;
@@ -376,16 +311,16 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const res = await w.patchRelayed(o.id, 'refund', 'ethereum_localnet');
     assert.equal(res.status, 202, JSON.stringify(res.body));
     await w.step();
-    assert.equal((await read(o.id)).status, 'refunded');
+    assert.equal((await world.read(o.id)).status, 'refunded');
     assert.equal(await eth.wbtcBalance(user.address), userWbtc, 'the client has all its WBTC back');
   });
 
   test('rule 6 on Litecoin: a funding lost at broadcast is resent from its job, and asking again sends nothing new', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = 100_000n;
-    const destAmount = await quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
-    const o = await create({ asset: 'ethereum_localnet:wbtc', owner: user.address, amount }, { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount });
-    await swapClient(w, eth).initiate({ ...o, order: await read(o.id), secret: '0x', secretHash: '0x' });
+    const destAmount = await world.quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
+    const o = await world.create({ asset: 'ethereum_localnet:wbtc', owner: user.address, amount }, { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount });
+    await swapClient(w, eth).initiate({ ...o, order: await world.read(o.id), secret: '0x', secretHash: '0x' });
     await w.watchers.ethereum_localnet.poll();
     const order = (await findOrder(w.store.db, o.id))!;
     // The connection drops as the funding goes out: its job is written, nothing reached the node.
@@ -406,7 +341,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const mempool = await node.rpc.call<string[]>('getrawmempool');
     await btcSolver.fundDestination(order);
     assert.deepEqual(await node.rpc.call<string[]>('getrawmempool'), mempool, 'asking again sends nothing new');
-    const done = await settleTo(o.id, 'completed');
+    const done = await world.settleTo(o.id, 'completed');
     assert.equal(done.destination_swap.initiate_tx_hash, job.txid);
     assert.equal(done.destination_swap.filled_amount, destAmount.toString(), 'funded once, with exactly the amount');
   });
@@ -414,40 +349,40 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   test('an LTC HTLC funded with less than the amount is never matched; topping it up is', async (t) => {
     if (!node) return t.skip('litecoin is not installed');
     const amount = LTC;
-    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
-    const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
+    const destAmount = await world.quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await world.create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount - 1n)]);
     for (let i = 0; i < 3; i++) {
       await node.mine(1);
-      const pass = await step();
+      const pass = await world.step();
       assert.ok(!pass.funded.includes(o.id));
     }
-    const short = await read(o.id);
+    const short = await world.read(o.id);
     assert.equal(short.status, 'created');
     assert.equal(short.source_swap.filled_amount, (amount - 1n).toString());
     assert.equal(short.destination_swap.initiate_tx_hash, '');
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(10_000n)]);
-    await settleTo(o.id, 'completed');
+    await world.settleTo(o.id, 'completed');
   });
 
   test('a reorg that removes the funding block moves the order back, and the solver waits', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = LTC;
-    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
-    const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
+    const destAmount = await world.quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await world.create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(amount)]);
     const [block] = await node.mine(1);
-    await catchUp();
-    assert.equal((await read(o.id)).status, 'initiated');
+    await world.catchUp();
+    assert.equal((await world.read(o.id)).status, 'initiated');
     assert.ok((await orderIdsToFund(w.store.db, { solverId: SOLVER.id, chains: [ltcChain.key, 'arbitrum_localnet'], limit: 50 })).includes(o.id));
     await node.rpc.call('invalidateblock', [block]);
-    await catchUp();
-    const back = await read(o.id);
+    await world.catchUp();
+    const back = await world.read(o.id);
     assert.equal(back.status, 'initiate_detected', 'the funding is back in the mempool, unconfirmed');
     assert.equal(back.source_swap.initiate_block_number, '0');
     const pass = await w.step();
     assert.ok(!pass.funded.includes(o.id), 'nothing is funded on an unconfirmed source');
     await node.rpc.call('reconsiderblock', [block]);
-    await settleTo(o.id, 'completed');
+    await world.settleTo(o.id, 'completed');
   });
 });

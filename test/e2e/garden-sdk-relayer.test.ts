@@ -7,34 +7,28 @@ import { schnorr } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
 import { sql } from 'kysely';
 import { buildRedeemTx, signInstantRefundSighashes } from '../../src/chains/bitcoin/htlc-spend.ts';
-import { BitcoinWatcher } from '../../src/chains/bitcoin/watcher.ts';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
-import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { swapScriptTerms } from '../../src/chains/bitcoin/swap-terms.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
-import { BitcoinRelayer } from '../../src/chains/bitcoin/broadcaster.ts';
-import { BitcoinActions } from '../../src/chains/bitcoin/client-actions.ts';
-import { BitcoinSolverChain } from '../../src/chains/bitcoin/solver-chain.ts';
+import type { BitcoinSolverChain } from '../../src/chains/bitcoin/solver-chain.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { utxosOf } from '../../src/store/bitcoin-utxos.ts';
 import { findOrder } from '../../src/store/orders.ts';
-import { setSolverBalance } from '../../src/store/solvers.ts';
-import { localnetRegistry, SOLVER } from '../helpers/fixtures.ts';
-import { litecoinNodeForSuite, toCoins } from '../helpers/litecoin.ts';
+import { localnetRegistry } from '../helpers/fixtures.ts';
+import { confirmedBalance, litecoinNodeForSuite, toCoins } from '../helpers/litecoin.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { newSecret, startChains, type LocalChain } from '../relayer/harness.ts';
-import { openSwapWorld, swapClient, type SwapWorld } from './harness.ts';
+import { swapClient, type SwapWorld } from './harness.ts';
+import { LTC, openLitecoinWorld, solverKey, type LitecoinWorld } from './litecoin-world.ts';
 
 const registry = localnetRegistry();
 const ltcChain = registry.chain('litecoin_localnet')!;
 const NETWORK = ltcChain.network;
-const solverKey = hexToBytes(privateKeyOf(devAccount('solver')).slice(2));
 const user = devAccount('user');
 const userKey = hexToBytes(privateKeyOf(user).slice(2));
 const userLtc = walletAddress(userKey, NETWORK);
 const userXOnly = bytesToHex(schnorr.getPublicKey(userKey));
-const LTC = 100_000_000n;
 
 let chains: Awaited<ReturnType<typeof startChains>>;
 let node: LitecoinNode | undefined;
@@ -48,76 +42,24 @@ after(async () => {
   await node?.stop();
 });
 
-async function ltcBalance(address: string): Promise<bigint> {
-  const scan = await node!.rpc.call<{ total_amount: number }>('scantxoutset', ['start', [`addr(${address})`]]);
-  return satoshis(scan.total_amount);
-}
+const ltcBalance = (address: string) => confirmedBalance(node!, address);
 
 describeEachStore('Garden SDK relayer routes (Litecoin)', (kind) => {
+  let world: LitecoinWorld;
   let w: SwapWorld;
   let eth: LocalChain;
   let btcSolver: BitcoinSolverChain;
-  let watcher: BitcoinWatcher;
-  let relayer: BitcoinRelayer;
   let otherKey: string;
 
   before(async () => {
     if (!node) return;
     eth = chains.ethereum_localnet;
-    w = await openSwapWorld(kind, registry, chains, {
-      solver: { marginSeconds: 60 },
-      moreSolverChains: (db, secrets) => {
-        btcSolver = new BitcoinSolverChain(ltcChain, db, node!.rpc, solverKey, secrets);
-        return [btcSolver];
-      },
-      moreActions: (db, secrets) => ({ [ltcChain.key]: new BitcoinActions(db, registry, { secrets, rpc: node!.rpc, solverKey }) }),
-    });
-    watcher = new BitcoinWatcher(w.store.db, ltcChain, node.rpc, { walletAddresses: [btcSolver.wallet], startBlock: BigInt(await node.rpc.getBlockCount()) + 1n });
-    relayer = new BitcoinRelayer({ db: w.store.db, chain: ltcChain.key, rpc: node.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
-    await setSolverBalance(w.store.db, { solverId: SOLVER.id, asset: 'litecoin_localnet:ltc', balance: 100n * LTC });
-    await node.rpc.call('sendtoaddress', [btcSolver.wallet, 20]);
-    await node.mine(1);
-    await watcher.poll();
+    world = await openLitecoinWorld(kind, registry, chains, node);
+    ({ w, btcSolver } = world);
     otherKey = (await createApp(w.store.db, { name: 'another app', gasless: true })).key;
   });
   after(() => w?.close());
 
-  const catchUp = async () => {
-    for (let read = await watcher.poll(); read.to < read.head; read = await watcher.poll());
-  };
-  const step = async () => {
-    await catchUp();
-    await relayer.tick();
-    return w.step();
-  };
-  const read = (id: string) => swapClient(w, eth).read(id);
-  const settle = async (id: string, done: (order: Record<string, any>) => boolean, what: string) => {
-    for (let round = 0; round < 12; round++) {
-      await node!.mine(1);
-      await step();
-      await step();
-      if (done(await read(id))) return read(id);
-    }
-    assert.fail(`order ${id} never got ${what}: ${JSON.stringify(await read(id))}`);
-  };
-  const settleTo = (id: string, status: string) => settle(id, (o) => o.status === status, `status ${status}`);
-  const quote = async (from: string, to: string, amount: bigint): Promise<bigint> => {
-    const res = await w.api.inject({ url: `/v2/quote?from=${from}&to=${to}&from_amount=${amount}`, headers: { 'service-app-id': w.key } });
-    assert.equal(res.statusCode, 200, res.body);
-    return BigInt(res.json<{ result: Array<{ destination: { amount: string } }> }>().result[0]!.destination.amount);
-  };
-  type Side = { asset: string; owner: string; amount: bigint; delegate?: string };
-  const create = async (source: Side, destination: Side, extra: object = {}) => {
-    const res = await w.api.inject({
-      method: 'POST',
-      url: '/v2/orders',
-      headers: { 'service-app-id': w.key },
-      payload: { source: { ...source, amount: source.amount.toString() }, destination: { ...destination, amount: destination.amount.toString() }, ...extra },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    const created = res.json<{ result: Record<string, any> }>().result;
-    return { id: created.order_id as string, created };
-  };
   /** A POST as Garden's SDK sends it (the garden-app-id header). */
   const post = async (path: string, payload: object, key = w.key) => {
     const res = await w.api.inject({ method: 'POST', url: `/relayer/bitcoin/${path}`, headers: { 'garden-app-id': key }, payload });
@@ -125,8 +67,8 @@ describeEachStore('Garden SDK relayer routes (Litecoin)', (kind) => {
   };
   const ltcSource = async () => {
     const amount = LTC;
-    const destAmount = await quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
-    const o = await create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount, delegate: userXOnly }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
+    const destAmount = await world.quote('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount);
+    const o = await world.create({ asset: 'litecoin_localnet:ltc', owner: userLtc, amount, delegate: userXOnly }, { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destAmount });
     return { ...o, amount };
   };
   const orderFlags = async (id: string) =>
@@ -142,8 +84,8 @@ describeEachStore('Garden SDK relayer routes (Litecoin)', (kind) => {
     const o = await ltcSource();
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(o.amount)]);
     await node.mine(1);
-    await catchUp();
-    assert.equal((await read(o.id)).status, 'initiated');
+    await world.catchUp();
+    assert.equal((await world.read(o.id)).status, 'initiated');
 
     const viaGet = await w.api.inject({ url: `/v2/orders/${o.id}/instant-refund-hash`, headers: { 'service-app-id': w.key } });
     const hashes = await post('instant-refund-hash', { order_id: o.id });
@@ -178,7 +120,7 @@ describeEachStore('Garden SDK relayer routes (Litecoin)', (kind) => {
     assert.deepEqual(flags.consent, { signatures });
     assert.equal(await jobsOf(o.id, 'instant-refund'), 0, 'nothing co-signed or queued');
 
-    const done = await settleTo(o.id, 'completed');
+    const done = await world.settleTo(o.id, 'completed');
     assert.notEqual(done.destination_swap.initiate_tx_hash, '', 'the solver funded the destination');
     assert.equal(done.source_swap.refund_tx_hash, '');
     assert.equal(await jobsOf(o.id, 'instant-refund'), 0, 'never instantly refunded');
@@ -192,22 +134,22 @@ describeEachStore('Garden SDK relayer routes (Litecoin)', (kind) => {
     const userBefore = await ltcBalance(userLtc);
     const solverBefore = await ltcBalance(btcSolver.wallet);
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(o.amount)]);
-    await catchUp();
+    await world.catchUp();
     const hashes = await post('instant-refund-hash', { order_id: o.id });
     assert.equal(hashes.status, 200, JSON.stringify(hashes.body));
     const consent = await post('instant-refund', { order_id: o.id, signatures: signInstantRefundSighashes(hashes.body.result, userKey) });
     assert.equal(consent.status, 200, JSON.stringify(consent.body));
-    assert.deepEqual((await step()).instantRefunded, [], 'not while the funding is unconfirmed: the solver has not had its chance');
+    assert.deepEqual((await world.step()).instantRefunded, [], 'not while the funding is unconfirmed: the solver has not had its chance');
 
     await node.mine(1);
     const fundedAt = BigInt(await node.rpc.getBlockCount());
-    const pass = await step();
+    const pass = await world.step();
     assert.ok(!pass.funded.includes(o.id), 'not funded');
     assert.ok(pass.skipped.some((s) => s.orderId === o.id && /deadline/.test(s.reason)), JSON.stringify(pass.skipped));
     assert.deepEqual(pass.instantRefunded, [o.id], 'the solver used the stored consent');
     assert.equal((await orderFlags(o.id)).signed, true, 'rule 5: co-signed, flagged');
 
-    const done = await settleTo(o.id, 'refunded');
+    const done = await world.settleTo(o.id, 'refunded');
     const refundedAt = BigInt(await node.rpc.getBlockCount());
     const timelock = BigInt(done.source_swap.timelock);
     assert.ok(refundedAt - fundedAt < timelock, `refunded ${refundedAt - fundedAt} blocks after funding, before the ${timelock}-block CSV timelock`);
@@ -226,13 +168,13 @@ describeEachStore('Garden SDK relayer routes (Litecoin)', (kind) => {
     await sql`update orders set deadline = ${Math.floor(Date.now() / 1000) - 60} where id = ${o.id}`.execute(w.store.db);
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(o.amount)]);
     await node.mine(1);
-    await catchUp();
+    await world.catchUp();
     const first = await post('instant-refund-hash', { order_id: o.id });
     assert.equal((await post('instant-refund', { order_id: o.id, signatures: signInstantRefundSighashes(first.body.result, userKey) })).status, 200);
     // Anyone can pay the HTLC address: a second output needs a second signature.
     await node.rpc.call('sendtoaddress', [o.created.to, toCoins(50_000n)]);
     await node.mine(1);
-    const pass = await step();
+    const pass = await world.step();
     assert.deepEqual(pass.instantRefunded, [], 'the old consent signs one of two outputs');
     assert.equal((await orderFlags(o.id)).consent, null, 'so it is dropped');
     assert.equal((await orderFlags(o.id)).signed, false, 'and nothing was co-signed');
@@ -240,29 +182,29 @@ describeEachStore('Garden SDK relayer routes (Litecoin)', (kind) => {
     const second = await post('instant-refund-hash', { order_id: o.id });
     assert.equal(second.body.result.length, 2);
     assert.equal((await post('instant-refund', { order_id: o.id, signatures: signInstantRefundSighashes(second.body.result, userKey) })).status, 200);
-    assert.deepEqual((await step()).instantRefunded, [o.id]);
-    await settleTo(o.id, 'refunded');
+    assert.deepEqual((await world.step()).instantRefunded, [o.id]);
+    await world.settleTo(o.id, 'refunded');
     assert.equal(await ltcBalance(o.created.to), 0n, 'both outputs came back');
   });
 
   test("/relayer/bitcoin/redeem: the client's own redeem is checked, queued once and mined; wrong ones are refused", async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const amount = 100_000n;
-    const destAmount = await quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
+    const destAmount = await world.quote('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount);
     const one = newSecret();
     const two = newSecret();
     const make = (secretHash: string) =>
-      create(
+      world.create(
         { asset: 'ethereum_localnet:wbtc', owner: user.address, amount },
         { asset: 'litecoin_localnet:ltc', owner: userLtc, amount: destAmount, delegate: userXOnly },
         { secret_hash: secretHash.slice(2) },
       );
     const a = await make(one.secretHash);
     const b = await make(two.secretHash);
-    await swapClient(w, eth).initiate({ ...a, order: await read(a.id), ...one });
-    await swapClient(w, eth).initiate({ ...b, order: await read(b.id), ...two });
-    await settle(a.id, (o) => o.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
-    await settle(b.id, (o) => o.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
+    await swapClient(w, eth).initiate({ ...a, order: await world.read(a.id), ...one });
+    await swapClient(w, eth).initiate({ ...b, order: await world.read(b.id), ...two });
+    await world.settle(a.id, (o) => o.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
+    await world.settle(b.id, (o) => o.destination_swap.initiate_block_number !== '0', 'a mined LTC destination');
 
     /** The client's redeem of an order's LTC destination, as the SDK's getRedeemHex builds it. */
     const redeemOf = async (id: string, secret: string, to = userLtc) => {
@@ -299,7 +241,7 @@ describeEachStore('Garden SDK relayer routes (Litecoin)', (kind) => {
     for (const res of answers) assert.deepEqual(res, { status: 200, body: { status: 'Ok', result: txA.txid } });
     assert.equal(await jobsOf(a.id, 'redeem'), 1, 'ten posts, one job');
 
-    const done = await settleTo(a.id, 'completed');
+    const done = await world.settleTo(a.id, 'completed');
     assert.equal(done.destination_swap.redeem_tx_hash, txA.txid, 'the posted redeem is the one mined');
     const mined = await node.rpc.call<{ vsize: number }>('getrawtransaction', [txA.txid, true]);
     assert.equal((await ltcBalance(userLtc)) - userBefore, destAmount - 2n * BigInt(mined.vsize), 'the client got the amount less its own fee');

@@ -50,3 +50,9 @@ export async function syncWatcher(watcher: { poll(): Promise<{ to: bigint; head:
     if (read.to >= read.head) return;
   }
 }
+
+/** The confirmed balance of any address, read from the node's UTXO set. */
+export async function confirmedBalance(node: LitecoinNode, address: string): Promise<bigint> {
+  const scan = await node.rpc.call<{ total_amount: number }>('scantxoutset', ['start', [`addr(${address})`]]);
+  return satoshis(scan.total_amount);
+}
