@@ -74,7 +74,7 @@ export async function deployLocalnet(chain: Chain, rpcUrl: string, chainId: numb
   const onChain = await Promise.all(Object.values(contracts).map((address) => client.getCode({ address })));
   if (onChain.every((code) => code !== undefined)) return { chain: chain.key, chainId, rpcUrl, contracts };
   if (onChain.some((code) => code !== undefined) || (await client.getTransactionCount({ address: deployer.address })) !== 0) {
-    throw new Error(`the deployer on ${chain.key} has sent transactions before: the registry addresses cannot be reproduced`);
+    throw new Error(`the deployer on ${chain.key} has sent transactions before: the registry addresses cannot be reproduced (a chain an older version saved with other addresses: delete its state file, anvil-${chain.key}.json in the data directory, to start it afresh)`);
   }
 
   const constructorOf: Record<ContractKey, [string, unknown[]]> = {
