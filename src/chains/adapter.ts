@@ -42,7 +42,7 @@ export interface ChainAdapter {
   readonly initiateExpires?: boolean;
   /** Whether the service, not the client, pays to put the action on chain (the app then needs its gasless flag). */
   servicePays(action: RelayerAction): boolean;
-  /** A client's instant refund is signed over hashes the service serves (GET /v2/orders/{id}/instant-refund-hash). */
+  /** A client's instant refund is signed over hashes (or one digest) the service serves (GET /v2/orders/{id}/instant-refund-hash). */
   readonly instantRefundHashes?: boolean;
   /** Why the family never takes `action` from a client, when it never does (a Bitcoin source is initiated by a payment). */
   refusal?(action: RelayerAction): string | undefined;
@@ -110,6 +110,11 @@ export interface ClientActions {
   perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob>;
   /** The hashes a client signs for an instant refund (GET .../instant-refund-hash), where the family has them. */
   instantRefundHashes?(order: OrderRecord): Promise<string[]>;
+  /**
+   * The one digest a client signs for an instant refund (GET .../instant-refund-hash answers it as a
+   * string, as Garden's docs show), where the family's consent is a signature of it (EVM: Refund(orderId)).
+   */
+  instantRefundDigest?(order: OrderRecord): Promise<string>;
   /**
    * The client's signatures of those hashes (body `signatures`), verified and normalized, as its
    * consent to a later instant refund; nothing is co-signed or sent. Where the family has the hashes.

@@ -61,17 +61,16 @@ export class OrderActions {
   }
 
   /** The hashes a client signs for an instant refund of its source (GET .../instant-refund-hash). */
-  async instantRefundHashes(orderId: string): Promise<string[]> {
+  async instantRefundHashes(orderId: string): Promise<string[] | string> {
     const order = await findOrder(this.db, orderId);
     if (!order) throw notFound(`order ${orderId} not found`);
     const chain = this.registry.chain(order.source.chain);
     const actions = chain && chainAdapter(chain)?.instantRefundHashes ? this.actionsOn(order.source.chain, 'instant-refund') : undefined;
-    if (!actions?.instantRefundHashes) {
-      throw invalid(
-        `order ${orderId}: its source is on ${order.source.chain}, not a Bitcoin-family chain: instant-refund hashes exist only for Bitcoin-family sources (send PATCH ?action=instant-refund)`,
-      );
-    }
-    return actions.instantRefundHashes(order);
+    if (actions?.instantRefundHashes) return actions.instantRefundHashes(order);
+    if (actions?.instantRefundDigest) return actions.instantRefundDigest(order);
+    throw invalid(
+      `order ${orderId}: its source is on ${order.source.chain}, which has no instant-refund hash: instant refunds there need no client signature (send PATCH ?action=instant-refund)`,
+    );
   }
 
   /** For Garden's SDK relayer routes (POST /relayer/bitcoin/...): the order, when the app may act on it with `action` (404, 403). */
@@ -84,8 +83,10 @@ export class OrderActions {
 
   /** POST /relayer/bitcoin/instant-refund-hash: the hashes, for the app that may act on the order. */
   async instantRefundHashesFor(app: App, orderId: string): Promise<string[]> {
-    await this.orderFor(app, orderId, 'instant-refund');
-    return this.instantRefundHashes(orderId);
+    const order = await this.orderFor(app, orderId, 'instant-refund');
+    const hashes = await this.instantRefundHashes(orderId);
+    if (typeof hashes === 'string') throw invalid(`order ${orderId}: its source is on ${order.source.chain}, not a Bitcoin-family chain: use GET /v2/orders/{id}/instant-refund-hash`);
+    return hashes;
   }
 
   /**

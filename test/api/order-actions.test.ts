@@ -2,7 +2,7 @@
 // putting the actions on two real anvil chains, balances checked on chain.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, getAddress, hashTypedData, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
 import { refundTypedData } from '../../src/chains/evm/typed-data.ts';
@@ -351,6 +351,35 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.equal(again.status, 202);
     assert.equal(again.body.result, job.txHash);
     assert.equal(again.body.job.id, res.body.job.id);
+  });
+
+  test("instant-refund as Garden's docs show it: GET instant-refund-hash answers the Refund(orderId) digest, and the initiator's raw signature of it refunds", async () => {
+    const userStart = await eth.wbtcBalance(user.address);
+    const o = await initiated();
+    const hash = await t.api.inject({ url: `/v2/orders/${o.id}/instant-refund-hash`, headers: { 'garden-app-id': t.key } });
+    assert.equal(hash.statusCode, 200, hash.body);
+    const digest = hash.json<{ result: Hex }>().result;
+    assert.match(digest, /^0x[0-9a-f]{64}$/);
+    const typed = refundTypedData({ chainId: 31337n, htlc: getAddress(eth.deployment.contracts.wbtcHtlc), orderId: `0x${o.order.source_swap.swap_id}` });
+    assert.equal(digest, hashTypedData(typed), "the digest is the EIP-712 hash of this source's Refund(orderId)");
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const wrong = await patch('v2', o.id, 'instant-refund', { signature: await stranger.sign({ hash: digest }) });
+    assert.equal(wrong.status, 400);
+    assert.match(wrong.body.error, /not by the source initiator/);
+    const res = await patch('v2', o.id, 'instant-refund', { signature: await user.sign({ hash: digest }) });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.equal((await settled(t.store, `${o.id}:instant-refund`)).status, 'confirmed');
+    assert.equal(await eth.wbtcBalance(user.address), userStart, 'the user has its tokens back');
+    const bitcoinRoute = await t.api.inject({ method: 'POST', url: '/relayer/bitcoin/instant-refund-hash', headers: { 'garden-app-id': t.key }, payload: { order_id: o.id } });
+    assert.equal(bitcoinRoute.statusCode, 400, 'the Bitcoin relayer route serves Bitcoin-family orders only');
+  });
+
+  test('instant-refund-hash of an EVM source is 409 once the destination is initiated', async () => {
+    const o = await initiated();
+    await t.store.db.updateTable('swaps').set({ initiate_tx_hash: `0x${randomHex32()}` }).where('order_id', '=', o.id).where('side', '=', 'destination').execute();
+    const res = await t.api.inject({ url: `/v2/orders/${o.id}/instant-refund-hash`, headers: { 'service-app-id': t.key } });
+    assert.equal(res.statusCode, 409, res.body);
+    assert.match(res.json<{ error: string }>().error, /destination is initiated/);
   });
 
   test('instant-refund: once the destination is initiated it is 409, nothing is flagged and the source stays locked', async () => {

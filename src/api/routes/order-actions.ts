@@ -42,11 +42,17 @@ const DESCRIPTION =
   'the job state in `job`. Repeats and concurrent requests get the same job: one transaction.';
 
 const InstantRefundHashes = Ok(
-  Type.Array(Type.String({ pattern: '^[0-9a-f]{64}$' }), {
-    description:
-      'One BIP-341 sighash (hex) per unspent output of the source HTLC, oldest first: the instant-refund leaf ' +
-      'spend paying each output in full to the source owner, SIGHASH_SINGLE|ANYONECANPAY',
-  }),
+  Type.Union([
+    Type.Array(Type.String({ pattern: '^[0-9a-f]{64}$' }), {
+      description:
+        'Bitcoin-family source: one BIP-341 sighash (hex) per unspent output of the source HTLC, oldest first: the ' +
+        'instant-refund leaf spend paying each output in full to the source owner, SIGHASH_SINGLE|ANYONECANPAY',
+    }),
+    Type.String({
+      pattern: '^0x[0-9a-f]{64}$',
+      description: "EVM source: the EIP-712 digest of Refund(orderId) in the HTLC's domain, which the source initiator signs",
+    }),
+  ]),
 );
 
 export function orderActionRoutes(app: FastifyInstance, ctx: ApiContext): void {
@@ -81,11 +87,12 @@ export function orderActionRoutes(app: FastifyInstance, ctx: ApiContext): void {
     {
       onRequest: ctx.auth.onRequest,
       schema: {
-        summary: 'Hashes to sign for an instant refund (Bitcoin-family sources)',
+        summary: 'Hashes to sign for an instant refund (Bitcoin-family and EVM sources)',
         description:
-          'The hashes the source owner signs (BIP-340, with the sighash byte 0x83 appended) and sends with ' +
-          'PATCH /v2|v3/orders/{order}?action=instant-refund {signatures}. 409 while the source HTLC is not funded, ' +
-          'once it is spent, or once the solver funds the destination; 400 for other sources.',
+          'Bitcoin family: the hashes the source owner signs (BIP-340, with the sighash byte 0x83 appended) and sends with ' +
+          'PATCH /v2|v3/orders/{order}?action=instant-refund {signatures}; 409 while the source HTLC is not funded or once it is spent. ' +
+          "EVM: one string, the EIP-712 digest of Refund(orderId), which the source initiator signs (a raw secp256k1 signature of it " +
+          "equals its eth_signTypedData_v4 signature) and sends as {signature}. 409 once the solver funds the destination; 400 for other sources.",
         tags: ['orders'],
         params: Type.Object({ order: HexId }),
         response: { 200: InstantRefundHashes, ...errorResponses(400, 401, 404, 409, 503) },

@@ -25,6 +25,8 @@ export const evmAdapter: ChainAdapter = {
   }),
   // The relayer pays the gas of every action it sends.
   servicePays: () => true,
+  // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
+  instantRefundHashes: true,
   feeClaims: true,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
   devnet: evmDevnet,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   getAddress,
+  hashTypedData,
   isHex,
   recoverTypedDataAddress,
   size,
@@ -13,7 +14,7 @@ import {
 import { AppError, conflict, invalid } from '../../errors.ts';
 import { sourceTerms } from '../../orders/source-terms.ts';
 import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
-import { mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
+import { instantRefundOpen, mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
 import { enqueueJob, findJob, type RelayerJob } from '../../store/relayer-jobs.ts';
@@ -60,6 +61,19 @@ export class EvmClientActions implements ClientActions {
       case 'instant-refund':
         return this.instantRefund(order, body);
     }
+  }
+
+  /**
+   * The EIP-712 digest of Refund(orderId) for the source: what the initiator signs (a raw signature of
+   * the digest equals its eth_signTypedData_v4 signature) and sends as PATCH ?action=instant-refund
+   * {signature}. 409 once the destination is funded or being funded, as the action itself would answer.
+   */
+  async instantRefundDigest(order: OrderRecord): Promise<string> {
+    const asset = this.evmAsset(order.source);
+    if (!(await instantRefundOpen(this.db, order.id))) {
+      throw conflict(`order ${order.id}: the destination is initiated, so no instant refund: refund after the source timelock`);
+    }
+    return hashTypedData(refundTypedData({ chainId: evmChainId(asset.chain), htlc: getAddress(asset.htlc.address), orderId: `0x${order.source.swapId}` }));
   }
 
   private async initiate(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
