@@ -66,7 +66,7 @@ static u64 initialize_vault(SolAccountInfo *vault, SolAccountInfo *mint, const P
 static void emit_initiated(const u8 *args, const u8 *initiator, const u8 *mint, const u8 *destination, u64 destination_len) {
   u8 event[8 + 8 + 8 + 32 * 4 + 5 + MAX_DESTINATION_DATA];
   write_u64(event, EVENT_INITIATED);
-  copy_bytes(event + 8, args + 80, 8);
+  copy_bytes(event + 8, args + 72, 8);
   copy_bytes(event + 16, args, 8);
   copy_bytes(event + 24, initiator, 32);
   copy_bytes(event + 56, mint, 32);
@@ -79,22 +79,22 @@ static void emit_initiated(const u8 *args, const u8 *initiator, const u8 *mint, 
 static u64 initiate(Input *in) {
   LOG("Instruction: Initiate");
   /* args: expires_in_slots u64, redeemer, secret_hash, swap_amount u64, destination_data Option<bytes> */
-  if (in->data_len < 8 + 89) return ERR_INSTRUCTION_DID_NOT_DESERIALIZE;
+  if (in->data_len < 8 + 81) return ERR_INSTRUCTION_DID_NOT_DESERIALIZE;
   const u8 *args = in->data + 8;
-  const u8 *destination = args + 88;
+  const u8 *destination = args + 80;
   u64 destination_len = 1;
   if (destination[0] == 1) {
-    if (in->data_len < 8 + 93) return ERR_INSTRUCTION_DID_NOT_DESERIALIZE;
+    if (in->data_len < 8 + 85) return ERR_INSTRUCTION_DID_NOT_DESERIALIZE;
     u64 len = (u64)destination[1] | ((u64)destination[2] << 8) | ((u64)destination[3] << 16) | ((u64)destination[4] << 24);
     if (len > MAX_DESTINATION_DATA) return ERR_INSTRUCTION_DID_NOT_DESERIALIZE;
     destination_len = 5 + len;
   } else if (destination[0] != 0) {
     return ERR_INSTRUCTION_DID_NOT_DESERIALIZE;
   }
-  if (in->data_len != 8 + 88 + destination_len) return ERR_INSTRUCTION_DID_NOT_DESERIALIZE;
+  if (in->data_len != 8 + 80 + destination_len) return ERR_INSTRUCTION_DID_NOT_DESERIALIZE;
   u64 expires_in_slots = read_u64(args);
   const u8 *secret_hash = args + 40;
-  u64 swap_amount = read_u64(args + 80);
+  u64 swap_amount = read_u64(args + 72);
 
   if (in->account_count < 9) return ERR_ACCOUNT_NOT_ENOUGH_KEYS;
   SolAccountInfo *identity = &in->accounts[0];
