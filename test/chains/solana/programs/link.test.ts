@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generateKeyPairSigner, type Address } from '@solana/kit';
+import { generateKeyPairSigner } from '@solana/kit';
 import { compileObject } from '../../../../src/chains/solana/programs/build.ts';
 import { ElfFile, EM_BPF, ET_DYN, PT_DYNAMIC, PT_LOAD, SHF_ALLOC, SHT_REL, SHT_SYMTAB } from '../../../../src/chains/solana/programs/elf.ts';
 import { KNOWN_SYSCALLS, linkSbpfV0, MM_PROGRAM_START, R_BPF_64_32, R_BPF_64_ABS64, TEXT_OFFSET } from '../../../../src/chains/solana/programs/link.ts';
@@ -116,7 +116,7 @@ describe('SBPFv0 linker', { skip: built === undefined }, () => {
     const programId = (await generateKeyPairSigner()).address;
     world.svm.addProgram(programId, so);
     const run = async (op: number, x: number): Promise<number | undefined> =>
-      (await world.send([{ programAddress: programId as Address, accounts: [], data: Uint8Array.of(op, x) }])).customError;
+      (await world.send([{ programAddress: programId, accounts: [], data: Uint8Array.of(op, x) }])).customError;
     assert.equal(await run(0, 21), 1042);
     assert.equal(await run(1, 12), 1144);
     assert.equal(await run(2, 5), 1012);

@@ -102,6 +102,12 @@ export class World {
     return Uint8Array.from(account.data);
   }
 
+  /** The program that owns the account, undefined when it does not exist. */
+  owner(address: Address): Address | undefined {
+    const account = this.svm.getAccount(address);
+    return account.exists ? account.programAddress : undefined;
+  }
+
   rent(space: bigint): bigint {
     return this.svm.minimumBalanceForRentExemption(space);
   }
