@@ -14,6 +14,7 @@ import {
   createTransactionMessage,
   generateKeyPairSigner,
   getAddressEncoder,
+  getTransactionEncoder,
   getProgramDerivedAddress,
   pipe,
   setTransactionMessageFeePayerSigner,
@@ -35,8 +36,10 @@ const SYSVAR_CLOCK_ADDRESS = address('SysvarC1ock1111111111111111111111111111111
 /** UpgradeableLoaderState sizes: Buffer { authority: Option<Pubkey> } and Program { programdata }. */
 const BUFFER_METADATA_BYTES = 37;
 const PROGRAM_ACCOUNT_BYTES = 36;
-/** Program bytes per Write transaction: a Write transaction stays under the 1232-byte packet limit. */
+/** Program bytes per Write transaction: a Write transaction stays under the packet limit. */
 export const DEFAULT_WRITE_CHUNK_BYTES = 900;
+/** The largest wire transaction a validator accepts (IPv6 MTU minus headers). */
+export const PACKET_DATA_BYTES = 1232;
 
 /** How deploy transactions reach a chain, and what it needs to know from it. */
 export interface DeployTransport {
@@ -120,7 +123,11 @@ export async function deployProgram(input: {
   const bufferSpace = BigInt(BUFFER_METADATA_BYTES + bytes.length);
   let transactions = 0;
   const send = async (instructions: Instruction[]): Promise<void> => {
-    await transport.send(await signed(transport, payer, instructions));
+    const transaction = await signed(transport, payer, instructions);
+    // LiteSVM takes larger transactions than a validator does; refuse them here so tests catch it.
+    const size = getTransactionEncoder().encode(transaction).length;
+    if (size > PACKET_DATA_BYTES) throw new Error(`deploy transaction of ${size} bytes exceeds ${PACKET_DATA_BYTES}; use smaller chunks`);
+    await transport.send(transaction);
     transactions++;
   };
 
