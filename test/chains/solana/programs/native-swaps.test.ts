@@ -100,6 +100,32 @@ describe('native SOL HTLC program (LiteSVM, deployed through the Upgradeable Loa
     assert.equal(world.balance(sender.address), senderBefore! - 5000n);
     assert.equal(world.exists(swap.swapAccount), false);
     assert.deepEqual(decodeSwapEvents('native', program, outcome.logs), [{ name: 'Redeemed', initiator: swap.initiator.address, secret: swap.secret }]);
+    const again = await nativeRedeemInstruction({ ...ref(swap), redeemer: swap.redeemer.address, secret: swap.secret });
+    await world.refuse('a second redeem', [again], ANCHOR_ERRORS.AccountNotInitialized);
+  });
+
+  test('initiate still works when someone sent lamports to the swap address first (top up, allocate, assign)', async () => {
+    // A system account needs the rent-exempt minimum of 0 bytes, so a donation is at least that.
+    for (const donated of [world.rent(0n), swapRent + 5n]) {
+      const initiator = await world.funded();
+      const redeemer = await generateKeyPairSigner();
+      const secret = Uint8Array.from(randomBytes(32));
+      const secretHash = Uint8Array.from(createHash('sha256').update(secret).digest());
+      const [swapAccount] = await findProgramAddress(program, swapAccountSeeds('native', initiator.address, secretHash));
+      world.svm.airdrop(swapAccount, lamports(donated));
+      assert.equal(world.balance(swapAccount), donated);
+      const before = world.balance(initiator.address);
+      const instruction = await nativeInitiateInstruction({ program, initiator: initiator.address, args: { amount: AMOUNT, expiresInSlots: EXPIRES_IN_SLOTS, redeemer: redeemer.address, secretHash } });
+      await world.succeed('native initiate (pre-funded address)', [instruction], [initiator]);
+      const topUp = donated < swapRent ? swapRent - donated : 0n;
+      assert.equal(world.balance(initiator.address), before - AMOUNT - topUp);
+      assert.equal(world.balance(swapAccount), AMOUNT + (donated < swapRent ? swapRent : donated));
+      assert.equal(world.owner(swapAccount), program);
+      assert.equal(decodeNativeSwapAccount(world.data(swapAccount)).amountLamports, AMOUNT);
+      await world.succeed('native redeem (pre-funded address)', [await nativeRedeemInstruction({ program, initiator: initiator.address, secretHash, redeemer: redeemer.address, secret })]);
+      assert.equal(world.balance(redeemer.address), AMOUNT);
+      assert.equal(world.balance(initiator.address), before - AMOUNT - topUp + (donated < swapRent ? swapRent : donated));
+    }
   });
 
   test('redeem refuses a wrong secret, and a secret of 31 or 33 bytes', async () => {

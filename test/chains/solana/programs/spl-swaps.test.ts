@@ -140,6 +140,46 @@ describe('SPL token HTLC program (LiteSVM, deployed through the Upgradeable Load
     });
   });
 
+  test('initiate carries destination_data into the Initiated event as given', async () => {
+    const initiator = await generateKeyPairSigner();
+    const redeemer = await generateKeyPairSigner();
+    const sponsor = await world.funded();
+    await world.tokenAccount(initiator.address, mint, AMOUNT);
+    const secretHash = Uint8Array.from(randomBytes(32));
+    const instruction = await splInitiateInstruction({ program, initiator: initiator.address, mint, sponsor: sponsor.address, args: { amount: AMOUNT, expiresInSlots: 9n, redeemer: redeemer.address, secretHash } });
+    const destination = new TextEncoder().encode('bitcoin:bc1qexampledestination');
+    const len = new Uint8Array(4);
+    new DataView(len.buffer).setUint32(0, destination.length, true);
+    const data = Uint8Array.from([...instruction.data!.subarray(0, instruction.data!.length - 1), 1, ...len, ...destination]);
+    const outcome = await world.succeed('spl initiate (destination data)', [{ ...instruction, data }], [initiator], sponsor);
+    const [event] = decodeSwapEvents('spl', program, outcome.logs);
+    assert.ok(event?.name === 'Initiated');
+    assert.deepEqual(event.destinationData, destination);
+    const other = await splInitiateInstruction({ program, initiator: initiator.address, mint, sponsor: sponsor.address, args: { amount: 1n, expiresInSlots: 9n, redeemer: redeemer.address, secretHash: Uint8Array.from(randomBytes(32)) } });
+    const bad = Uint8Array.from([...other.data!.subarray(0, other.data!.length - 1), 1, ...len, ...destination.subarray(1)]);
+    const refused = await world.send([{ ...other, data: bad }], [initiator], sponsor);
+    assert.equal(refused.customError, ANCHOR_ERRORS.InstructionDidNotDeserialize, 'destination data shorter than its length');
+  });
+
+  test('initiate still works when someone sent lamports to the swap data address first', async () => {
+    const initiator = await generateKeyPairSigner();
+    const redeemer = await generateKeyPairSigner();
+    const sponsor = await world.funded();
+    const initiatorTokens = await world.tokenAccount(initiator.address, mint, AMOUNT);
+    const secretHash = Uint8Array.from(randomBytes(32));
+    const [swapData] = await findProgramAddress(program, swapAccountSeeds('spl', initiator.address, secretHash));
+    const donated = world.rent(0n);
+    world.svm.airdrop(swapData, lamports(donated));
+    assert.equal(world.balance(swapData), donated);
+    const before = world.balance(sponsor.address);
+    const instruction = await splInitiateInstruction({ program, initiator: initiator.address, mint, sponsor: sponsor.address, args: { amount: AMOUNT, expiresInSlots: 9n, redeemer: redeemer.address, secretHash } });
+    await world.succeed('spl initiate (pre-funded address)', [instruction], [initiator], sponsor);
+    assert.equal(world.balance(sponsor.address), before - (swapRent - donated) - 2n * FEE_PER_SIGNATURE);
+    assert.equal(world.owner(swapData), program);
+    assert.equal(decodeSplSwapAccount(world.data(swapData)).swapAmount, AMOUNT);
+    assert.equal(world.tokenBalance(initiatorTokens), 0n);
+  });
+
   test('redeem pays the redeemer from the vault, returns the rent to the sponsor and logs the secret', async () => {
     const swap = await initiate();
     const vaultBefore = world.tokenBalance(swap.vault);
