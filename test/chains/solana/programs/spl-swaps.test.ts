@@ -140,6 +140,23 @@ describe('SPL token HTLC program (LiteSVM, deployed through the Upgradeable Load
     });
   });
 
+  test('the non-gasless flow: the initiator is its own sponsor and fee payer (one account in two places)', async () => {
+    const initiator = await world.funded();
+    const redeemer = await generateKeyPairSigner();
+    const initiatorTokens = await world.tokenAccount(initiator.address, mint, AMOUNT);
+    const redeemerTokens = await world.tokenAccount(redeemer.address, mint);
+    const secret = Uint8Array.from(randomBytes(32));
+    const secretHash = Uint8Array.from(createHash('sha256').update(secret).digest());
+    const before = world.balance(initiator.address);
+    const args = { amount: AMOUNT, expiresInSlots: 9n, redeemer: redeemer.address, secretHash };
+    await world.succeed('spl initiate (initiator sponsors)', [await splInitiateInstruction({ program, initiator: initiator.address, mint, sponsor: initiator.address, args })], [], initiator);
+    assert.equal(world.balance(initiator.address), before - swapRent - FEE_PER_SIGNATURE);
+    assert.equal(world.tokenBalance(initiatorTokens), 0n);
+    await world.succeed('spl redeem (initiator sponsored)', [await splRedeemInstruction({ program, initiator: initiator.address, secretHash, mint, sponsor: initiator.address, redeemer: redeemer.address, secret })]);
+    assert.equal(world.tokenBalance(redeemerTokens), AMOUNT);
+    assert.equal(world.balance(initiator.address), before - FEE_PER_SIGNATURE, 'the rent came back to the initiator as sponsor');
+  });
+
   test('initiate carries destination_data into the Initiated event as given', async () => {
     const initiator = await generateKeyPairSigner();
     const redeemer = await generateKeyPairSigner();
