@@ -99,15 +99,18 @@ export async function buildProgram(name: SolanaProgramName, options: BuildOption
   }
 }
 
-/** Compiles C source text to a relocatable object with clang-19 and the given extra flags (tests of the linker). */
+/**
+ * Compiles C source text to a relocatable object with clang-19: the program flags, with `-mcpu=` and
+ * anything else overridable by `extraFlags` (the linker's tests build objects it must refuse).
+ */
 export async function compileObject(source: string, extraFlags: readonly string[] = [], clang = CLANG): Promise<Uint8Array> {
   const dir = join(DEFAULT_CACHE_DIR, 'tmp');
   await mkdir(dir, { recursive: true });
   const base = join(dir, `${process.pid}-${createHash('sha256').update(source).update(extraFlags.join(' ')).digest('hex').slice(0, 12)}`);
+  const flags = extraFlags.some((f) => f.startsWith('-mcpu=')) ? CLANG_FLAGS.filter((f) => !f.startsWith('-mcpu=')) : CLANG_FLAGS;
   try {
     await writeFile(`${base}.c`, source);
-    const flags = CLANG_FLAGS.filter((f) => !f.startsWith('-mcpu='));
-    await run(clang, [...flags, ...(extraFlags.some((f) => f.startsWith('-mcpu=')) ? [] : ['-mcpu=v2']), ...extraFlags, '-c', `${base}.c`, '-o', `${base}.o`]);
+    await run(clang, [...flags, ...extraFlags, '-c', `${base}.c`, '-o', `${base}.o`]);
     return new Uint8Array(await readFile(`${base}.o`));
   } finally {
     await rm(`${base}.c`, { force: true });

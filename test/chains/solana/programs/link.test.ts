@@ -3,9 +3,11 @@
  * a hand-made program that needs data relocations and callx run for real, and the objects it refuses.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import { compileObject } from '../../../../src/chains/solana/programs/build.ts';
+import { compileObject, CONTRACTS_DIR } from '../../../../src/chains/solana/programs/build.ts';
 import { ElfFile, EM_BPF, ET_DYN, PT_DYNAMIC, PT_LOAD, SHF_ALLOC, SHT_REL, SHT_SYMTAB } from '../../../../src/chains/solana/programs/elf.ts';
 import { KNOWN_SYSCALLS, linkSbpfV0, MM_PROGRAM_START, R_BPF_64_32, R_BPF_64_ABS64, TEXT_OFFSET } from '../../../../src/chains/solana/programs/link.ts';
 import { solanaProgramsForSuite } from '../../../helpers/solana.ts';
@@ -120,6 +122,17 @@ describe('SBPFv0 linker', { skip: built === undefined }, () => {
     assert.equal(await run(0, 21), 1042);
     assert.equal(await run(1, 12), 1144);
     assert.equal(await run(2, 5), 1012);
+  });
+
+  test('debug info (-g: DWARF, BTF and their relocations) is dropped; the program links to the same code', async () => {
+    const source = readFileSync(join(CONTRACTS_DIR, 'native_swaps.c'), 'utf8');
+    const withDebug = await compileObject(source, ['-g', `-I${CONTRACTS_DIR}`]);
+    const debugSections = new ElfFile(withDebug, 'g.o').sections.map((s) => s.name);
+    assert.ok(debugSections.includes('.BTF') && debugSections.some((n) => n.startsWith('.rel.debug')), debugSections.join(' '));
+    const linked = new ElfFile(linkSbpfV0([{ name: 'g.o', bytes: withDebug }]), 'g.so');
+    const reference = new ElfFile(built!.native_swaps, 'native_swaps');
+    assert.deepEqual(linked.sections.map((s) => s.name), reference.sections.map((s) => s.name));
+    assert.deepEqual(linked.contents(linked.section('.text')!), reference.contents(reference.section('.text')!));
   });
 
   test('refuses -mcpu=v3 objects (32-bit ALU and JMP32 mean other things in SBPFv0)', async () => {
