@@ -59,6 +59,9 @@ extern u64 sol_create_program_address(const SolBytes *seeds, u64 count, const Pu
 extern u64 sol_try_find_program_address(const SolBytes *seeds, u64 count, const Pubkey *program, Pubkey *out, u8 *bump);
 extern u64 sol_get_clock_sysvar(void *clock);
 extern u64 sol_get_rent_sysvar(void *rent);
+extern void sol_memcpy_(void *dst, const void *src, u64 n);
+extern void sol_memset_(void *dst, u8 value, u64 n);
+extern void sol_memcmp_(const void *a, const void *b, u64 n, int *result);
 extern u64 sol_invoke_signed_c(const SolInstruction *instruction, const SolAccountInfo *infos, u64 info_count,
                                const SolSignerSeeds *signers, u64 signer_count);
 
@@ -106,23 +109,15 @@ static void write_u64(u8 *p, u64 v) {
   for (int i = 0; i < 8; i++) p[i] = (u8)(v >> (8 * i));
 }
 
-static void copy_bytes(void *dst, const void *src, u64 n) {
-  u8 *d = (u8 *)dst;
-  const u8 *s = (const u8 *)src;
-  for (u64 i = 0; i < n; i++) d[i] = s[i];
-}
+/* The memory syscalls cost 10 compute units for up to 2.5 KB, far less than a byte loop. */
+static void copy_bytes(void *dst, const void *src, u64 n) { sol_memcpy_(dst, src, n); }
 
-static void zero_bytes(void *dst, u64 n) {
-  u8 *d = (u8 *)dst;
-  for (u64 i = 0; i < n; i++) d[i] = 0;
-}
+static void zero_bytes(void *dst, u64 n) { sol_memset_(dst, 0, n); }
 
 static int bytes32_equal(const void *a, const void *b) {
-  const u8 *x = (const u8 *)a;
-  const u8 *y = (const u8 *)b;
-  u8 diff = 0;
-  for (int i = 0; i < 32; i++) diff |= (u8)(x[i] ^ y[i]);
-  return diff == 0;
+  int result = 1;
+  sol_memcmp_(a, b, 32, &result);
+  return result == 0;
 }
 
 #define LOG(literal) sol_log_(literal, sizeof(literal) - 1)
