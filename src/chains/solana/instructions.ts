@@ -3,7 +3,10 @@ import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { findProgramAddress } from './pda.ts';
 import {
+  encodeInstantRefund,
   encodeNativeInitiate,
+  encodeRedeem,
+  encodeRefund,
   encodeSplInitiate,
   IDENTITY_PDA_SEEDS,
   swapAccountSeeds,
@@ -66,5 +69,135 @@ export async function splInitiateInstruction(input: {
       { address: SYSTEM_PROGRAM_ADDRESS, role: AccountRole.READONLY },
     ],
     data: encodeSplInitiate(input.args),
+  };
+}
+
+/** Which swap a closing instruction settles: its program, initiator and secret hash (the swap PDA's seeds). */
+export interface SwapRef {
+  program: Address;
+  initiator: Address;
+  secretHash: Uint8Array;
+}
+
+async function swapAccountAddress(kind: 'native' | 'spl', swap: SwapRef): Promise<Address> {
+  const [pda] = await findProgramAddress(swap.program, swapAccountSeeds(kind, swap.initiator, swap.secretHash));
+  return pda;
+}
+
+/** Native `redeem(secret)`: swap_account, initiator (gets the rent back), redeemer (gets the lamports). No signer. */
+export async function nativeRedeemInstruction(input: SwapRef & { redeemer: Address; secret: Uint8Array }): Promise<Instruction> {
+  return {
+    programAddress: input.program,
+    accounts: [
+      { address: await swapAccountAddress('native', input), role: AccountRole.WRITABLE },
+      { address: input.initiator, role: AccountRole.WRITABLE },
+      { address: input.redeemer, role: AccountRole.WRITABLE },
+    ],
+    data: encodeRedeem(input.secret),
+  };
+}
+
+/** Native `refund()` after the expiry slot: swap_account, initiator. No signer. */
+export async function nativeRefundInstruction(input: SwapRef): Promise<Instruction> {
+  return {
+    programAddress: input.program,
+    accounts: [
+      { address: await swapAccountAddress('native', input), role: AccountRole.WRITABLE },
+      { address: input.initiator, role: AccountRole.WRITABLE },
+    ],
+    data: encodeRefund(),
+  };
+}
+
+/** Native `instant_refund()`: swap_account, initiator, redeemer (signs). */
+export async function nativeInstantRefundInstruction(input: SwapRef & { redeemer: Address }): Promise<Instruction> {
+  return {
+    programAddress: input.program,
+    accounts: [
+      { address: await swapAccountAddress('native', input), role: AccountRole.WRITABLE },
+      { address: input.initiator, role: AccountRole.WRITABLE },
+      { address: input.redeemer, role: AccountRole.READONLY_SIGNER },
+    ],
+    data: encodeInstantRefund(),
+  };
+}
+
+/** The SPL program's identity PDA, the swap_data PDA and the mint's vault. */
+async function splSwapAccounts(swap: SwapRef, mint: Address): Promise<{ identityPda: Address; swapData: Address; tokenVault: Address }> {
+  const [[identityPda], swapData, [tokenVault]] = await Promise.all([
+    findProgramAddress(swap.program, IDENTITY_PDA_SEEDS),
+    swapAccountAddress('spl', swap),
+    findProgramAddress(swap.program, tokenVaultSeeds(mint)),
+  ]);
+  return { identityPda, swapData, tokenVault };
+}
+
+async function associatedTokenAccount(owner: Address, mint: Address): Promise<Address> {
+  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  return ata;
+}
+
+/**
+ * SPL `redeem(secret)`: identity_pda, swap_data, token_vault, redeemer_token_account, sponsor (gets the
+ * rent back), token program. No signer. The tokens go to the redeemer's associated token account
+ * unless `redeemerTokenAccount` names another account the redeemer owns.
+ */
+export async function splRedeemInstruction(
+  input: SwapRef & { mint: Address; sponsor: Address; redeemer: Address; secret: Uint8Array; redeemerTokenAccount?: Address },
+): Promise<Instruction> {
+  const { identityPda, swapData, tokenVault } = await splSwapAccounts(input, input.mint);
+  return {
+    programAddress: input.program,
+    accounts: [
+      { address: identityPda, role: AccountRole.READONLY },
+      { address: swapData, role: AccountRole.WRITABLE },
+      { address: tokenVault, role: AccountRole.WRITABLE },
+      { address: input.redeemerTokenAccount ?? (await associatedTokenAccount(input.redeemer, input.mint)), role: AccountRole.WRITABLE },
+      { address: input.sponsor, role: AccountRole.WRITABLE },
+      { address: TOKEN_PROGRAM_ADDRESS, role: AccountRole.READONLY },
+    ],
+    data: encodeRedeem(input.secret),
+  };
+}
+
+/** SPL `refund()` after the expiry slot: identity_pda, swap_data, token_vault, initiator_token_account, sponsor, token program. */
+export async function splRefundInstruction(
+  input: SwapRef & { mint: Address; sponsor: Address; initiatorTokenAccount?: Address },
+): Promise<Instruction> {
+  const { identityPda, swapData, tokenVault } = await splSwapAccounts(input, input.mint);
+  return {
+    programAddress: input.program,
+    accounts: [
+      { address: identityPda, role: AccountRole.READONLY },
+      { address: swapData, role: AccountRole.WRITABLE },
+      { address: tokenVault, role: AccountRole.WRITABLE },
+      { address: input.initiatorTokenAccount ?? (await associatedTokenAccount(input.initiator, input.mint)), role: AccountRole.WRITABLE },
+      { address: input.sponsor, role: AccountRole.WRITABLE },
+      { address: TOKEN_PROGRAM_ADDRESS, role: AccountRole.READONLY },
+    ],
+    data: encodeRefund(),
+  };
+}
+
+/**
+ * SPL `instant_refund()`: identity_pda, swap_data, token_vault, initiator_token_account, redeemer
+ * (signs), sponsor, token program.
+ */
+export async function splInstantRefundInstruction(
+  input: SwapRef & { mint: Address; sponsor: Address; redeemer: Address; initiatorTokenAccount?: Address },
+): Promise<Instruction> {
+  const { identityPda, swapData, tokenVault } = await splSwapAccounts(input, input.mint);
+  return {
+    programAddress: input.program,
+    accounts: [
+      { address: identityPda, role: AccountRole.READONLY },
+      { address: swapData, role: AccountRole.WRITABLE },
+      { address: tokenVault, role: AccountRole.WRITABLE },
+      { address: input.initiatorTokenAccount ?? (await associatedTokenAccount(input.initiator, input.mint)), role: AccountRole.WRITABLE },
+      { address: input.redeemer, role: AccountRole.WRITABLE_SIGNER },
+      { address: input.sponsor, role: AccountRole.WRITABLE },
+      { address: TOKEN_PROGRAM_ADDRESS, role: AccountRole.READONLY },
+    ],
+    data: encodeInstantRefund(),
   };
 }

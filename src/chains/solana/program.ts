@@ -121,3 +121,61 @@ export function encodeSplInitiate(args: InitiateArgs): Uint8Array {
     }),
   );
 }
+
+/** Anchor's account discriminator: the first 8 bytes of sha256("account:<Name>"). */
+export function anchorAccountDiscriminator(name: string): Uint8Array {
+  return sha256(new TextEncoder().encode(`account:${name}`)).slice(0, 8);
+}
+
+/** Anchor's event discriminator (`emit!`): the first 8 bytes of sha256("event:<Name>"). */
+export function anchorEventDiscriminator(name: string): Uint8Array {
+  return sha256(new TextEncoder().encode(`event:${name}`)).slice(0, 8);
+}
+
+/** b80c569546c461e1, the same in both programs, as are refund and instant_refund. */
+export const REDEEM_DISCRIMINATOR = anchorDiscriminator('redeem');
+export const REFUND_DISCRIMINATOR = anchorDiscriminator('refund');
+export const INSTANT_REFUND_DISCRIMINATOR = anchorDiscriminator('instant_refund');
+/** 357e090e0ec569b6: `SwapAccount`, the swap state account of both programs. */
+export const SWAP_ACCOUNT_DISCRIMINATOR = anchorAccountDiscriminator('SwapAccount');
+
+export const SECRET_BYTES = 32;
+
+/** `redeem(secret [u8; 32])`; refuses a secret that is not exactly 32 bytes (the programs do too). */
+export function encodeRedeem(secret: Uint8Array): Uint8Array {
+  if (secret.length !== SECRET_BYTES) throw new Error(`secret: must be ${SECRET_BYTES} bytes, got ${secret.length}`);
+  const data = new Uint8Array(8 + SECRET_BYTES);
+  data.set(REDEEM_DISCRIMINATOR, 0);
+  data.set(secret, 8);
+  return data;
+}
+
+/** `refund()`: the discriminator alone. */
+export const encodeRefund = (): Uint8Array => REFUND_DISCRIMINATOR.slice();
+
+/** `instant_refund()`: the discriminator alone. */
+export const encodeInstantRefund = (): Uint8Array => INSTANT_REFUND_DISCRIMINATOR.slice();
+
+/**
+ * Program errors 6000+ (Anchor's `#[error_code]`), by the programs' IDLs. The two programs number
+ * them differently; Anchor's own framework errors (100-3999) are in ANCHOR_ERRORS.
+ */
+export const NATIVE_SWAP_ERRORS = { InvalidInitiator: 6000, InvalidRedeemer: 6001, InvalidSecret: 6002, RefundBeforeExpiry: 6003 } as const;
+export const SPL_SWAP_ERRORS = { InvalidRedeemer: 6000, InvalidSecret: 6001, InvalidSponsor: 6002, RefundBeforeExpiry: 6003 } as const;
+export const ANCHOR_ERRORS = {
+  InstructionMissing: 100,
+  InstructionFallbackNotFound: 101,
+  InstructionDidNotDeserialize: 102,
+  ConstraintMut: 2000,
+  ConstraintSeeds: 2006,
+  ConstraintTokenMint: 2014,
+  ConstraintTokenOwner: 2015,
+  AccountDiscriminatorNotFound: 3001,
+  AccountDiscriminatorMismatch: 3002,
+  AccountDidNotDeserialize: 3003,
+  AccountNotEnoughKeys: 3005,
+  AccountOwnedByWrongProgram: 3007,
+  InvalidProgramId: 3008,
+  AccountNotSigner: 3010,
+  AccountNotInitialized: 3012,
+} as const;
