@@ -5,6 +5,7 @@ import {
   appendTransactionMessageInstructions,
   createSolanaRpc,
   createTransactionMessage,
+  devnet,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
@@ -20,7 +21,12 @@ import {
 } from '@solana/kit';
 import { startSolanaLocalnet, type SolanaLocalnet, type SolanaLocalnetOptions } from '../../src/chains/solana/localnet/index.ts';
 
-export type SolanaRpc = ReturnType<typeof createSolanaRpc>;
+/** A kit RPC client for the localnet; devnet() only types it with the test clusters' methods (requestAirdrop). */
+export function localnetRpc(url: string) {
+  return createSolanaRpc(devnet(url));
+}
+
+export type SolanaRpc = ReturnType<typeof localnetRpc>;
 
 export interface LocalnetHarness {
   chain: SolanaLocalnet;
@@ -35,7 +41,7 @@ export async function startTestLocalnet(options: Omit<SolanaLocalnetOptions, 'po
   const chain = await startSolanaLocalnet({ ...options, dataDir, port: 0 });
   return {
     chain,
-    rpc: createSolanaRpc(chain.rpcUrl),
+    rpc: localnetRpc(chain.rpcUrl),
     dataDir,
     stop: async () => {
       await chain.stop();

@@ -44,7 +44,7 @@ describe('Solana localnet: transactions through a kit RPC client', () => {
     const sentSlot = h.chain.slot();
     assert.deepEqual({ ...(await status()) }, { slot: BigInt(sentSlot), confirmations: 0n, err: null, status: { Ok: null }, confirmationStatus: 'processed' });
     // getTransaction reads confirmed blocks at the least: not yet.
-    assert.equal(await h.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send(), null);
+    assert.equal(await h.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send(), null);
 
     h.chain.advanceSlots(1);
     assert.equal((await status())?.confirmationStatus, 'confirmed');
@@ -56,7 +56,7 @@ describe('Solana localnet: transactions through a kit RPC client', () => {
     assert.deepEqual(confirmed?.meta?.postBalances.slice(0, 2), [before - 2n * SOL - FEE, 2n * SOL]);
     assert.deepEqual(confirmed?.meta?.logMessages, ['Program 11111111111111111111111111111111 invoke [1]', 'Program 11111111111111111111111111111111 success']);
     assert.equal(confirmed?.version, 0);
-    assert.equal(await h.rpc.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0 }).send(), null);
+    assert.equal(await h.rpc.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0, encoding: 'json' }).send(), null);
 
     h.chain.advanceSlots(30);
     assert.equal((await status())?.confirmationStatus, 'confirmed');
@@ -129,7 +129,7 @@ describe('Solana localnet: transactions through a kit RPC client', () => {
     const [status] = (await h.rpc.getSignatureStatuses([tx.signature]).send()).value;
     assert.deepEqual(status?.err, { InstructionError: [0n, { Custom: 1n }] });
     assert.deepEqual(status?.status, { Err: { InstructionError: [0n, { Custom: 1n }] } });
-    const landed = await h.rpc.getTransaction(tx.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send();
+    const landed = await h.rpc.getTransaction(tx.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
     assert.deepEqual(landed?.meta?.err, { InstructionError: [0n, { Custom: 1n }] });
     assert.equal(landed?.meta?.fee, FEE);
     assert.ok(landed?.meta?.logMessages?.some((l) => l.includes('failed: custom program error: 0x1')));
