@@ -6,6 +6,7 @@ export interface EpochScheduleValues {
   warmup: boolean;
   firstNormalEpoch: number;
   firstNormalSlot: number;
+  leaderScheduleSlotOffset: number;
 }
 
 export interface EpochPosition {

@@ -1,6 +1,24 @@
+/**
+ * A local Solana chain: LiteSVM (the Agave runtime, in process) behind Solana's JSON-RPC 2.0 over
+ * HTTP on 127.0.0.1, for `hashlock dev` and the tests.
+ *
+ * Slots: one every slotMs; a transaction is processed in the current slot, confirmed one slot later
+ * and finalized 32 slots later; blockhashes stay valid for 150 slots. Reads that take a commitment
+ * honour it for transactions and signatures (getSignatureStatuses, getSignaturesForAddress,
+ * getTransaction, getLatestBlockhash, getSlot); account reads (getAccountInfo, getBalance,
+ * getMultipleAccounts, getProgramAccounts, getTokenAccountBalance) return the latest state at every
+ * commitment, as a single validator without forks has nothing else to show.
+ *
+ * Known differences from a validator's RPC: no WebSocket subscriptions (kit's
+ * sendAndConfirmTransactionFactory needs them; poll getSignatureStatuses instead); no getBlock;
+ * jsonParsed answers are not parsed (accounts come back base64, transactions as json);
+ * base64+zstd is refused; durable-nonce transactions are refused as "Blockhash not found";
+ * simulateTransaction omits loadedAccountsDataSize; getVersion reports the runtime's crate version
+ * (4.3.0) and feature-set 0; rentEpoch is always u64::MAX.
+ */
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { LiteSVM } from 'litesvm';
+import { Clock, LiteSVM } from 'litesvm';
 import { address, createKeyPairSignerFromPrivateKeyBytes, getBase58Decoder, lamports, type KeyPairSigner } from '@solana/kit';
 import type { Logger } from 'pino';
 import { Ledger } from './ledger.ts';
@@ -54,8 +72,11 @@ function configure(svm: LiteSVM): LiteSVM {
   return svm.withSigverify(true).withBlockhashCheck(false).withTransactionHistory(0n);
 }
 
+/** A new chain starts at slot 0, as solana-test-validator's does (LiteSVM's own clock starts at a mainnet-like slot). */
 function newChain(faucet: KeyPairSigner): LiteSVM {
   const svm = configure(new LiteSVM());
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  svm.setClock(new Clock(0n, now, 0n, 1n, now));
   svm.setAccount({ address: faucet.address, lamports: lamports(FAUCET_LAMPORTS), programAddress: SYSTEM_PROGRAM, executable: false, data: new Uint8Array(), space: 0n });
   return svm;
 }
@@ -71,8 +92,9 @@ export async function startSolanaLocalnet(options: SolanaLocalnetOptions = {}): 
   const genesisHash = saved?.genesisHash ?? getBase58Decoder().decode(randomBytes(32));
   const clock = new SlotClock(svm, saved?.slots ?? []);
   const index = new SignatureIndex(saved?.transactions ?? []);
-  // A restarted chain goes on from the slot after the one it saved.
-  if (saved) clock.tick();
+  // Transactions never run in the slot a chain starts at: a new chain's slot 0 is its genesis, and a
+  // restarted chain goes on from the slot after the one it saved.
+  clock.tick();
   const ledger = new Ledger(svm, clock, index, faucet);
 
   const save = () => {

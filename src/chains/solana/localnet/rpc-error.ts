@@ -17,6 +17,7 @@ export const INTERNAL_ERROR = -32603;
 /** Solana's custom codes (agave rpc-client-api custom_error.rs). */
 export const SEND_TRANSACTION_PREFLIGHT_FAILURE = -32002;
 export const TRANSACTION_SIGNATURE_VERIFICATION_FAILURE = -32003;
+export const BLOCK_NOT_AVAILABLE = -32004;
 export const UNSUPPORTED_TRANSACTION_VERSION = -32015;
 export const MIN_CONTEXT_SLOT_NOT_REACHED = -32016;
 

@@ -3,7 +3,7 @@ import type { LiteSVM } from 'litesvm';
 import { accountEncoding, dataSlice, encodeAccount } from './account-encoding.ts';
 import { epochPosition } from './epoch-schedule.ts';
 import { decodeTransaction, type Ledger } from './ledger.ts';
-import { invalidParams, RpcError, UNSUPPORTED_TRANSACTION_VERSION } from './rpc-error.ts';
+import { BLOCK_NOT_AVAILABLE, invalidParams, RpcError, UNSUPPORTED_TRANSACTION_VERSION } from './rpc-error.ts';
 import { decodeBase58, decodeBase64, encodedBytes, Params, signatureString, type Config } from './rpc-params.ts';
 import type { SignatureIndex, TransactionRecord } from './signature-index.ts';
 import type { Commitment, SlotClock } from './slot-clock.ts';
@@ -105,7 +105,7 @@ function programAccountFilters(value: unknown): AccountFilter[] {
 export function createRpcMethods(ctx: RpcMethodContext): Record<string, RpcMethod> {
   const { ledger, clock, index } = ctx;
   const withContext = (value: unknown, slot: number = clock.slot) => ({ context: { apiVersion: RUNTIME_VERSION, slot }, value });
-  /** Account state is the latest state at every commitment (see the README of this folder); context.slot says which. */
+  /** Account state is the latest state at every commitment (see index.ts); context.slot says so. */
   const accountRead = (config: Config) => {
     config.commitment();
     config.checkMinContextSlot(clock.slot);
@@ -146,7 +146,7 @@ export function createRpcMethods(ctx: RpcMethodContext): Record<string, RpcMetho
     },
     getEpochSchedule: () => ({
       slotsPerEpoch: clock.schedule.slotsPerEpoch,
-      leaderScheduleSlotOffset: clock.schedule.slotsPerEpoch,
+      leaderScheduleSlotOffset: clock.schedule.leaderScheduleSlotOffset,
       warmup: clock.schedule.warmup,
       firstNormalEpoch: clock.schedule.firstNormalEpoch,
       firstNormalSlot: clock.schedule.firstNormalSlot,
@@ -349,7 +349,7 @@ export function createRpcMethods(ctx: RpcMethodContext): Record<string, RpcMetho
     getBlockTime: (params) => {
       const slot = Number(params.u64(0, 'slot'));
       const oldest = clock.history()[0]!.slot;
-      if (slot < oldest || slot > clock.slot) throw new RpcError(-32004, `Block not available for slot ${slot}`);
+      if (slot < oldest || slot > clock.slot) throw new RpcError(BLOCK_NOT_AVAILABLE, `Block not available for slot ${slot}`);
       return clock.recentSlot(slot).unixTimestamp;
     },
   };

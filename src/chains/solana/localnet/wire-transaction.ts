@@ -142,12 +142,3 @@ export function isSanitary(tx: ParsedTransaction): boolean {
   if (total > 256) return false;
   return instructions.every((ix) => ix.programIdIndex > 0 && ix.programIdIndex < staticAccountKeys.length && ix.accounts.every((a) => a < total));
 }
-
-/** Whether account `index` of the message (static keys, then loaded writable, then loaded read-only) is writable. */
-export function isWritableIndex(message: ParsedMessage, index: number, loadedWritable: number): boolean {
-  const { header, staticAccountKeys } = message;
-  const staticCount = staticAccountKeys.length;
-  if (index >= staticCount) return index - staticCount < loadedWritable;
-  if (index < header.numRequiredSignatures) return index < header.numRequiredSignatures - header.numReadonlySignedAccounts;
-  return index < staticCount - header.numReadonlyUnsignedAccounts;
-}
