@@ -92,9 +92,12 @@ export async function startSolanaLocalnet(options: SolanaLocalnetOptions = {}): 
   const genesisHash = saved?.genesisHash ?? getBase58Decoder().decode(randomBytes(32));
   const clock = new SlotClock(svm, saved?.slots ?? []);
   const index = new SignatureIndex(saved?.transactions ?? []);
-  // Transactions never run in the slot a chain starts at: a new chain's slot 0 is its genesis, and a
-  // restarted chain goes on from the slot after the one it saved.
-  clock.tick();
+  // Transactions never run in the slot a chain starts at: a new chain's slot 0 is its genesis. A
+  // restarted chain goes on from after the slot it saved, one slot more than the clock could have
+  // made since (ticks run at most once per slotMs): no client sees the slot go back, even after a
+  // kill -9 lost the last seconds.
+  const missed = saved && slotMs > 0 ? Math.ceil(Math.max(0, Date.now() - (saved.savedAt ?? Date.now())) / slotMs) : 0;
+  clock.advance(1 + missed);
   const ledger = new Ledger(svm, clock, index, faucet);
 
   const save = () => {
@@ -138,9 +141,7 @@ export async function startSolanaLocalnet(options: SolanaLocalnetOptions = {}): 
     svm,
     faucet: faucet.address,
     slot: () => clock.slot,
-    advanceSlots: (count) => {
-      for (let i = 0; i < count; i++) clock.tick();
-    },
+    advanceSlots: (count) => clock.advance(count),
     save,
     stop: () =>
       (stopping ??= new Promise<void>((resolve) => {

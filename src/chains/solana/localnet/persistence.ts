@@ -16,6 +16,8 @@ interface Meta {
   transactionCount: number;
   /** The recent slots and their blockhashes, oldest first; the last is the slot saved. */
   slots: SlotRecord[];
+  /** When the save was made (Unix milliseconds). */
+  savedAt: number;
 }
 
 export interface SavedChain {
@@ -23,6 +25,8 @@ export interface SavedChain {
   genesisHash: string;
   slots: SlotRecord[];
   transactions: TransactionRecord[];
+  /** Unix milliseconds; absent in a directory saved before this field existed. */
+  savedAt: number | undefined;
 }
 
 function reviveRecord(raw: TransactionRecord): TransactionRecord {
@@ -82,7 +86,7 @@ export class ChainDirectory {
     this.transactionCount = meta.transactionCount;
     this.committedBytes = bytes;
     this.dropUncommittedTransactions();
-    return { svm, genesisHash: meta.genesisHash, slots: meta.slots, transactions };
+    return { svm, genesisHash: meta.genesisHash, slots: meta.slots, transactions, savedAt: meta.savedAt };
   }
 
   /**
@@ -104,6 +108,7 @@ export class ChainDirectory {
       generation,
       transactionCount: this.transactionCount + state.newTransactions.length,
       slots: [...state.slots],
+      savedAt: Date.now(),
     };
     writeFileSync(`${this.metaPath}.tmp`, JSON.stringify(meta));
     renameSync(`${this.metaPath}.tmp`, this.metaPath);

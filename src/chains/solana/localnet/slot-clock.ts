@@ -57,16 +57,27 @@ export class SlotClock {
     return this.recent[this.recent.length - 1]!;
   }
 
-  /** Moves to the next slot: advances LiteSVM's clock and makes the slot's blockhash. */
-  tick(): SlotRecord {
+  /**
+   * Moves `count` slots on. Past the blockhash window it jumps: the skipped slots' blockhashes would
+   * all have expired anyway, so only the last 151 slots are made one by one.
+   */
+  advance(count: number): void {
+    const made = MAX_PROCESSING_AGE + 1;
+    if (count > made) this.tick(count - made);
+    for (let i = 0; i < Math.min(count, made); i++) this.tick();
+  }
+
+  /** Moves to the next slot (or `step` slots on): advances LiteSVM's clock and makes the slot's blockhash. */
+  tick(step = 1): SlotRecord {
     const previous = this.current;
-    const slot = previous.slot + 1;
+    const slot = previous.slot + step;
     const unixTimestamp = Math.max(previous.unixTimestamp, nowSeconds());
     const position = epochPosition(this.schedule, slot);
-    if (position.slotIndex === 0) this.epochStartTimestamp = BigInt(unixTimestamp);
+    if (position.epoch !== epochPosition(this.schedule, previous.slot).epoch) this.epochStartTimestamp = BigInt(unixTimestamp);
     this.svm.setClock(new Clock(BigInt(slot), this.epochStartTimestamp, BigInt(position.epoch), BigInt(position.epoch + 1), BigInt(unixTimestamp)));
     this.svm.expireBlockhash();
     const record = { slot, blockhash: this.svm.latestBlockhash(), unixTimestamp };
+    if (step > 1) this.forget();
     this.remember(record);
     return record;
   }
@@ -98,6 +109,12 @@ export class SlotClock {
   /** The recent slots, oldest first, for persistence. */
   history(): readonly SlotRecord[] {
     return this.recent;
+  }
+
+  /** Drops every kept slot: after a jump the slots in between never had blockhashes. */
+  private forget(): void {
+    this.recent.length = 0;
+    this.slotByBlockhash.clear();
   }
 
   private remember(record: SlotRecord): void {

@@ -32,6 +32,19 @@ describe('Solana localnet: the slot clock', () => {
     assert.equal(clock.slotAt('finalized'), clock.slot - 32);
   });
 
+  it('jumps over a long gap, keeping only the window of blockhashes', () => {
+    const svm = new LiteSVM().withBlockhashCheck(false);
+    const clock = new SlotClock(svm, []);
+    const before = clock.tick();
+    clock.advance(10_000);
+    assert.equal(clock.slot, before.slot + 10_000);
+    assert.equal(Number(svm.getClock().slot), clock.slot);
+    assert.equal(clock.isBlockhashValid(before.blockhash), false);
+    assert.equal(clock.history().length, MAX_PROCESSING_AGE + 1);
+    assert.deepEqual(clock.history().map((r) => r.slot), Array.from({ length: MAX_PROCESSING_AGE + 1 }, (_, i) => clock.slot - MAX_PROCESSING_AGE + i));
+    assert.equal(clock.recentSlot(clock.slotAt('finalized')).slot, clock.slot - 32);
+  });
+
   it('ticks in constant time, however long the chain (cost measured here)', (t) => {
     const svm = new LiteSVM().withBlockhashCheck(false);
     const clock = new SlotClock(svm, []);
