@@ -37,6 +37,11 @@ export interface SolanaLocalnetOptions {
   slotMs?: number;
   /** Milliseconds between saves to dataDir (2,000 by default). */
   saveIntervalMs?: number;
+  /**
+   * Programs (SBF ELF bytes) installed at every start, new chain or restarted, before the port
+   * opens: a restarted chain runs the ELF given now, not the one it saved.
+   */
+  programs?: readonly { programId: string; elf: Uint8Array }[];
   log?: Logger;
 }
 
@@ -90,6 +95,7 @@ export async function startSolanaLocalnet(options: SolanaLocalnetOptions = {}): 
   const saved = directory?.load();
   const svm = saved ? configure(saved.svm) : newChain(faucet);
   const genesisHash = saved?.genesisHash ?? getBase58Decoder().decode(randomBytes(32));
+  for (const program of options.programs ?? []) svm.addProgram(address(program.programId), program.elf);
   const clock = new SlotClock(svm, saved?.slots ?? []);
   const index = new SignatureIndex(saved?.transactions ?? []);
   // Transactions never run in the slot a chain starts at: a new chain's slot 0 is its genesis. A
