@@ -1,5 +1,4 @@
-import { createPublicKey, verify } from 'node:crypto';
-import type { FailedTransactionMetadata, LiteSVM, TransactionMetadata } from 'litesvm';
+import type { LiteSVM } from 'litesvm';
 import {
   address,
   appendTransactionMessageInstructions,
@@ -20,34 +19,24 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { messageFee } from './fees.ts';
+import { chargedFee, innerInstructionsJson, isFailure, metaOf, returnDataJson, type ExecutionResult } from './execution-metadata.ts';
+import { decodeTransaction, signaturesVerify } from './transaction-checks.ts';
 import { RpcError, INVALID_PARAMS, SEND_TRANSACTION_PREFLIGHT_FAILURE, TRANSACTION_SIGNATURE_VERIFICATION_FAILURE, INTERNAL_ERROR } from './rpc-error.ts';
 import type { InnerInstructionsJson, SignatureIndex, TransactionRecord } from './signature-index.ts';
 import type { SlotClock } from './slot-clock.ts';
 import { tokenBalances } from './token-accounts.ts';
 import { transactionErrorJson, transactionErrorText, type TransactionErrorJson } from './transaction-errors.ts';
-import { isSanitary, MAX_TRANSACTION_BYTES, parseWireTransaction, WireFormatError, type ParsedMessage, type ParsedTransaction } from './wire-transaction.ts';
+import { parseWireTransaction, type ParsedMessage, type ParsedTransaction } from './wire-transaction.ts';
 
 const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 const LOOKUP_TABLE_META_SIZE = 56;
 const COMPUTE_BUDGET_PROGRAM = address('ComputeBudget111111111111111111111111111111');
-/** DER prefix of an Ed25519 SubjectPublicKeyInfo, before the 32 key bytes. */
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 const base58 = getBase58Decoder();
 const base64 = getBase64Decoder();
 const transactionDecoder = getTransactionDecoder();
 const transactionEncoder = getTransactionEncoder();
 const addressEncoder = getAddressEncoder();
-
-type ExecutionResult = TransactionMetadata | FailedTransactionMetadata;
-
-function isFailure(result: object): result is FailedTransactionMetadata {
-  return 'err' in result;
-}
-
-function metaOf(result: ExecutionResult): TransactionMetadata {
-  return isFailure(result) ? result.meta() : result;
-}
 
 export interface SimulationValue {
   err: TransactionErrorJson | null;
@@ -62,63 +51,6 @@ export interface SimulationValue {
 export interface ResolvedKeys {
   accountKeys: string[];
   loaded: { writable: string[]; readonly: string[] };
-}
-
-function innerInstructionsJson(meta: TransactionMetadata): InnerInstructionsJson[] {
-  const out: InnerInstructionsJson[] = [];
-  meta.innerInstructions().forEach((list, index) => {
-    if (list.length === 0) return;
-    out.push({
-      index,
-      instructions: list.map((inner) => {
-        const ix = inner.instruction();
-        return { programIdIndex: ix.programIdIndex(), accounts: [...ix.accounts()], data: base58.decode(ix.data()), stackHeight: inner.stackHeight() };
-      }),
-    });
-  });
-  return out;
-}
-
-function returnDataJson(meta: TransactionMetadata): TransactionRecord['returnData'] {
-  const returnData = meta.returnData();
-  const data = returnData.data();
-  return data.length === 0 ? null : { programId: base58.decode(returnData.programId()), data: [base64.decode(data), 'base64'] };
-}
-
-/** The fee LiteSVM charged, from its metadata's debug text (the binding has no accessor for it). */
-function chargedFee(result: ExecutionResult, message: ParsedMessage): bigint {
-  const match = /fee: (\d+) \}\)*$/.exec(result.toString());
-  return match ? BigInt(match[1]!) : messageFee(message);
-}
-
-/** Whether every signature verifies against its signer's key (what the runtime's sigverify checks). */
-export function signaturesVerify(tx: ParsedTransaction): boolean {
-  const message = tx.message;
-  return tx.signatures.every((signature, i) => {
-    const signer = message.staticAccountKeys[i];
-    if (signer === undefined) return false;
-    const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(addressBytes(signer))]), format: 'der', type: 'spki' });
-    return verify(null, message.bytes, key, signature);
-  });
-}
-
-function addressBytes(key: string): Uint8Array {
-  return addressEncoder.encode(address(key)) as Uint8Array;
-}
-
-export function decodeTransaction(wire: Uint8Array): ParsedTransaction {
-  if (wire.length > MAX_TRANSACTION_BYTES) {
-    throw new RpcError(INVALID_PARAMS, `transaction too large: ${wire.length} bytes (max: ${MAX_TRANSACTION_BYTES} bytes)`);
-  }
-  let tx: ParsedTransaction;
-  try {
-    tx = parseWireTransaction(wire);
-  } catch (err) {
-    if (err instanceof WireFormatError) throw new RpcError(INVALID_PARAMS, `failed to deserialize solana_transaction::versioned::VersionedTransaction: ${err.message}`);
-    throw err;
-  }
-  if (!isSanitary(tx)) throw new RpcError(INVALID_PARAMS, `invalid transaction: ${transactionErrorText('SanitizeFailure')}`);
-  return tx;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { getBase58Decoder } from '@solana/kit';
 import { accountEncoding, encodeAccount } from './account-encoding.ts';
-import { decodeTransaction } from './ledger.ts';
+import { decodeTransaction } from './transaction-checks.ts';
 import { invalidParams, RpcError, UNSUPPORTED_TRANSACTION_VERSION } from './rpc-error.ts';
 import { withContext, type RpcMethod, type RpcMethodContext } from './rpc-method.ts';
 import { encodedBytes, Params, signatureString } from './rpc-params.ts';
