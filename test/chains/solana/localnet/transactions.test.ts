@@ -174,6 +174,17 @@ describe('Solana localnet: transactions through a kit RPC client', () => {
     assert.equal(verify.error.code, -32003);
   });
 
+  it('finds statuses older than the 300-slot status cache only with searchTransactionHistory', async () => {
+    const to = await generateKeyPairSigner();
+    const tx = await signedTransaction(h.rpc, payer, [getTransferSolInstruction({ source: payer, destination: to.address, amount: SOL })]);
+    await sendWire(h.rpc, tx.wire);
+    h.chain.advanceSlots(300);
+    assert.equal((await h.rpc.getSignatureStatuses([tx.signature]).send()).value[0]?.confirmationStatus, 'finalized');
+    h.chain.advanceSlots(1);
+    assert.equal((await h.rpc.getSignatureStatuses([tx.signature]).send()).value[0], null);
+    assert.equal((await h.rpc.getSignatureStatuses([tx.signature], { searchTransactionHistory: true }).send()).value[0]?.confirmationStatus, 'finalized');
+  });
+
   it('prices a message with getFeeForMessage, null once its blockhash is gone', async () => {
     const to = await generateKeyPairSigner();
     const tx = await signedTransaction(h.rpc, payer, [getTransferSolInstruction({ source: payer, destination: to.address, amount: SOL })]);
