@@ -43,8 +43,8 @@ function programAccountFilters(value: unknown): AccountFilter[] {
 }
 
 /**
- * The methods that read accounts. They return the latest state at every commitment (a single
- * validator without forks has no other), and say so in context.slot.
+ * The methods that read accounts. They return the latest state at every commitment (LiteSVM keeps
+ * no other), and say so in context.slot.
  */
 export function accountMethods(ctx: RpcMethodContext): Record<string, RpcMethod> {
   const { clock } = ctx;

@@ -7,12 +7,18 @@
  * honour it for transactions and signatures (getSignatureStatuses, getSignaturesForAddress,
  * getTransaction, getLatestBlockhash, getSlot); account reads (getAccountInfo, getBalance,
  * getMultipleAccounts, getProgramAccounts, getTokenAccountBalance) return the latest state at every
- * commitment, as a single validator without forks has nothing else to show.
+ * commitment: LiteSVM keeps one state, not one per slot, so a confirmed read may show a transaction
+ * that is only processed.
+ *
+ * The data directory holds a LiteSVM snapshot, the landed transactions (transactions.jsonl, which
+ * only grows and is read whole at start) and meta.json; it is saved every saveIntervalMs and at
+ * stop, so a kill -9 loses at most that much.
  *
  * Known differences from a validator's RPC: no WebSocket subscriptions (kit's
  * sendAndConfirmTransactionFactory needs them; poll getSignatureStatuses instead); no getBlock;
  * jsonParsed answers are not parsed (accounts come back base64, transactions as json);
  * base64+zstd is refused; durable-nonce transactions are refused as "Blockhash not found";
+ * preflight and simulation run on the latest state whatever their commitment;
  * simulateTransaction omits loadedAccountsDataSize; getVersion reports the runtime's crate version
  * (4.3.0) and feature-set 0; rentEpoch is always u64::MAX.
  */
@@ -117,6 +123,8 @@ export async function startSolanaLocalnet(options: SolanaLocalnetOptions = {}): 
     }
   };
 
+  save();
+
   const server = createRpcServer(createRpcMethods({ svm, ledger, clock, index, genesisHash }), log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -136,7 +144,6 @@ export async function startSolanaLocalnet(options: SolanaLocalnetOptions = {}): 
         }
       }, saveIntervalMs)
     : undefined;
-  save();
   log?.info({ port, slot: clock.slot, dataDir: options.dataDir, transactions: index.size }, 'solana localnet listening');
 
   let stopping: Promise<void> | undefined;
