@@ -56,6 +56,8 @@ describe('Solana localnet: transactions through a kit RPC client', () => {
     assert.deepEqual(confirmed?.meta?.postBalances.slice(0, 2), [before - 2n * SOL - FEE, 2n * SOL]);
     assert.deepEqual(confirmed?.meta?.logMessages, ['Program 11111111111111111111111111111111 invoke [1]', 'Program 11111111111111111111111111111111 success']);
     assert.equal(confirmed?.version, 0);
+    const unversioned = await rawRpc(h.chain.rpcUrl, { jsonrpc: '2.0', id: 1, method: 'getTransaction', params: [signature, { commitment: 'confirmed' }] });
+    assert.equal(unversioned.error.code, -32015, 'a v0 transaction needs maxSupportedTransactionVersion, as on a real RPC');
     assert.equal(await h.rpc.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0, encoding: 'json' }).send(), null);
 
     h.chain.advanceSlots(30);
