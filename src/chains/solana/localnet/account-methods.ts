@@ -1,9 +1,9 @@
-import { address, type EncodedAccount } from '@solana/kit';
+import { address, isAddress, type EncodedAccount } from '@solana/kit';
 import { accountEncoding, dataSlice, encodeAccount } from './account-encoding.ts';
 import { invalidParams } from './rpc-error.ts';
 import { withContext, type RpcMethod, type RpcMethodContext } from './rpc-method.ts';
 import { decodeBase58, decodeBase64, Params, type Config } from './rpc-params.ts';
-import { readMintDecimals, readTokenAccount, uiTokenAmount } from './token-accounts.ts';
+import { decodeTokenAccount, readMintDecimals, readTokenAccount, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, uiTokenAmount } from './token-accounts.ts';
 
 const MAX_MULTIPLE_ACCOUNTS = 100;
 const MAX_FILTERS = 4;
@@ -107,6 +107,34 @@ export function accountMethods(ctx: RpcMethodContext): Record<string, RpcMethod>
       if (decimals === undefined) throw invalidParams('Invalid param: could not find mint');
       return withContext(uiTokenAmount(token.amount, decimals), clock.slot);
     },
-
+    getTokenAccountsByOwner: (params) => {
+      const owner = params.address(0, 'owner');
+      const filter = params.raw(1);
+      const config = params.config(2);
+      accountRead(config);
+      const encoding = accountEncoding(config.get('encoding'), 'binary');
+      const slice = dataSlice(config.get('dataSlice'));
+      let program: string;
+      let mint: string | undefined;
+      if (filter !== null && typeof filter === 'object' && 'mint' in filter && typeof filter.mint === 'string') {
+        mint = filter.mint;
+        const mintAccount = isAddress(mint) ? readAccount(mint) : null;
+        if (!mintAccount) throw invalidParams('Invalid param: could not find mint');
+        program = mintAccount.programAddress;
+      } else if (filter !== null && typeof filter === 'object' && 'programId' in filter && typeof filter.programId === 'string') {
+        program = filter.programId;
+      } else {
+        throw invalidParams('Invalid params: the second param must be { mint } or { programId }');
+      }
+      if (program !== TOKEN_PROGRAM && program !== TOKEN_2022_PROGRAM) throw invalidParams('Invalid param: unrecognized Token program id');
+      const accounts = ctx.svm
+        .getProgramAccounts(address(program))
+        .filter((account) => {
+          const token = decodeTokenAccount(account);
+          return token !== undefined && token.owner === owner && (mint === undefined || token.mint === mint);
+        })
+        .map((account) => ({ pubkey: account.address, account: encodeAccount(account, encoding, slice) }));
+      return withContext(accounts, clock.slot);
+    },
   };
 }

@@ -17,7 +17,7 @@
  * Known differences from a validator's RPC: no WebSocket subscriptions (kit's
  * sendAndConfirmTransactionFactory needs them; poll getSignatureStatuses instead); no getBlock;
  * jsonParsed answers are not parsed (accounts come back base64, transactions as json);
- * base64+zstd is refused; durable-nonce transactions are refused as "Blockhash not found";
+ * base64+zstd is refused; getFeeForMessage answers null for a durable-nonce message;
  * preflight and simulation run on the latest state whatever their commitment;
  * simulateTransaction omits loadedAccountsDataSize; getVersion reports the runtime's crate version
  * (4.3.0) and feature-set 0; rentEpoch is always u64::MAX.

@@ -31,6 +31,14 @@ import { parseWireTransaction, type ParsedMessage, type ParsedTransaction } from
 const ADDRESS_LOOKUP_TABLE_PROGRAM = 'AddressLookupTab1e1111111111111111111111111';
 const LOOKUP_TABLE_META_SIZE = 56;
 const COMPUTE_BUDGET_PROGRAM = address('ComputeBudget111111111111111111111111111111');
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+/** The System program's AdvanceNonceAccount instruction index. */
+const ADVANCE_NONCE_ACCOUNT = 4;
+/** A nonce account: version u32, state u32 (1 = initialized), authority, durable nonce, fee calculator. */
+const NONCE_ACCOUNT_SIZE = 80;
+const NONCE_STATE_OFFSET = 4;
+const NONCE_STATE_INITIALIZED = 1;
+const DURABLE_NONCE_OFFSET = 40;
 
 const base58 = getBase58Decoder();
 const base64 = getBase64Decoder();
@@ -90,9 +98,28 @@ export class Ledger {
 
   /** The error a validator gives a transaction before running it: an unknown or expired blockhash, or a repeat. */
   private ageError(tx: ParsedTransaction): TransactionErrorJson | null {
-    if (!this.clock.isBlockhashValid(tx.message.recentBlockhash)) return 'BlockhashNotFound';
+    if (!this.clock.isBlockhashValid(tx.message.recentBlockhash) && !this.usesStoredNonce(tx)) return 'BlockhashNotFound';
     if (this.index.has(base58.decode(tx.signatures[0]!))) return 'AlreadyProcessed';
     return null;
+  }
+
+  /**
+   * Whether `tx` is a durable-nonce transaction whose "blockhash" is the nonce its nonce account
+   * holds now: its first instruction is the System program's AdvanceNonceAccount, whose first
+   * account (a static key) is an initialized nonce account. The runtime then advances the nonce.
+   */
+  private usesStoredNonce(tx: ParsedTransaction): boolean {
+    const { instructions, staticAccountKeys, recentBlockhash } = tx.message;
+    const first = instructions[0];
+    if (!first || staticAccountKeys[first.programIdIndex] !== SYSTEM_PROGRAM) return false;
+    if (first.data.length < 4 || new DataView(first.data.buffer, first.data.byteOffset, 4).getUint32(0, true) !== ADVANCE_NONCE_ACCOUNT) return false;
+    const nonceKey = staticAccountKeys[first.accounts[0] ?? staticAccountKeys.length];
+    if (nonceKey === undefined) return false;
+    const account = this.svm.getAccount(address(nonceKey));
+    if (!account.exists || account.programAddress !== SYSTEM_PROGRAM || account.data.length !== NONCE_ACCOUNT_SIZE) return false;
+    const view = new DataView(account.data.buffer, account.data.byteOffset, account.data.byteLength);
+    if (view.getUint32(NONCE_STATE_OFFSET, true) !== NONCE_STATE_INITIALIZED) return false;
+    return base58.decode(account.data.subarray(DURABLE_NONCE_OFFSET, DURABLE_NONCE_OFFSET + 32)) === recentBlockhash;
   }
 
   /**

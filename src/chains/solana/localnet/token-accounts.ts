@@ -1,5 +1,5 @@
 import type { LiteSVM } from 'litesvm';
-import { address, getBase58Decoder } from '@solana/kit';
+import { address, getBase58Decoder, type EncodedAccount } from '@solana/kit';
 
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
@@ -32,7 +32,12 @@ function isTokenProgram(owner: string): boolean {
 /** The SPL Token (or Token-2022) account at `key`, when it is an initialized token account. */
 export function readTokenAccount(svm: LiteSVM, key: string): TokenAccountState | undefined {
   const account = svm.getAccount(address(key));
-  if (!account.exists || !isTokenProgram(account.programAddress)) return undefined;
+  return account.exists ? decodeTokenAccount(account) : undefined;
+}
+
+/** `account` as an SPL Token (or Token-2022) account, when it is an initialized one. */
+export function decodeTokenAccount(account: EncodedAccount): TokenAccountState | undefined {
+  if (!isTokenProgram(account.programAddress)) return undefined;
   const data = account.data;
   if (data.length < TOKEN_ACCOUNT_SIZE) return undefined;
   // Token-2022 extended accounts carry an account-type byte (2 = Account) after the base layout.

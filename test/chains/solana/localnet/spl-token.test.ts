@@ -102,6 +102,16 @@ describe('Solana localnet: SPL Token through a kit RPC client', () => {
     assert.deepEqual(none, []);
   });
 
+  it("lists an owner's token accounts by mint or by program (getTokenAccountsByOwner)", async () => {
+    const byMint = await h.rpc.getTokenAccountsByOwner(bob.address, { mint: mint.address }, { encoding: 'base64' }).send();
+    assert.deepEqual(byMint.value.map((a) => a.pubkey), [bobAta]);
+    assert.equal(Buffer.from(byMint.value[0]!.account.data[0], 'base64').readBigUInt64LE(64), 1_500_000n);
+    const byProgram = await h.rpc.getTokenAccountsByOwner(alice.address, { programId: TOKEN_PROGRAM_ADDRESS }, { encoding: 'base64' }).send();
+    assert.deepEqual(byProgram.value.map((a) => a.pubkey), [aliceAta]);
+    const nobody = await h.rpc.getTokenAccountsByOwner(payer.address, { mint: mint.address }, { encoding: 'base64' }).send();
+    assert.deepEqual(nobody.value, []);
+  });
+
   it('reads accounts with getAccountInfo and getMultipleAccounts (null for a missing one)', async () => {
     const nobody = await generateKeyPairSigner();
     const { value } = await h.rpc.getMultipleAccounts([mint.address, nobody.address, bobAta], { encoding: 'base64' }).send();
