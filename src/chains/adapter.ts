@@ -156,5 +156,7 @@ export interface DevChain {
   describe: string;
   /** What the operator should know of how it started (a well-known port that was taken, say). */
   notes?: string[];
+  /** Moves the chain's clock `blocks` blocks (slots) on at once, where the local node can (tests of expiry). */
+  advance?(blocks: number): void;
   stop(): Promise<void>;
 }

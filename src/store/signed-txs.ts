@@ -136,6 +136,19 @@ export async function requeueFailedJob(db: Db, idempotencyKey: string): Promise<
   return Number(result.numAffectedRows ?? 0n) === 1;
 }
 
+/**
+ * `requeueFailedJob` with a new payload: the client sent a new transaction to relay (its first one
+ * expired or was refused). The failed job's own transaction can no longer land.
+ */
+export async function requeueFailedJobWith(db: Db, idempotencyKey: string, payload: unknown): Promise<boolean> {
+  const result = await sql`
+    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, signed_at = null,
+      payload = ${JSON.stringify(payload)}::jsonb, last_error = '', run_after = now(), updated_at = now()
+    where idempotency_key = ${idempotencyKey} and status = 'failed'
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0n) === 1;
+}
+
 /** `{a,b}` as PGlite may return an array column as text; pg returns it parsed. */
 function parseTextArray(value: string[] | string): string[] {
   if (Array.isArray(value)) return value;

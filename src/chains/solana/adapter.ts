@@ -3,9 +3,12 @@ import { exactly } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import { normalizeSolanaAddress, normalizeSolanaSignature } from './address.ts';
 import { solanaHtlc } from './index.ts';
+import { solanaDevnet } from './devnet.ts';
+import { solanaAddressOfKey } from './keys.ts';
 import { RecentBlockhash } from './rpc.ts';
+import { connectSolanaChain } from './runtime.ts';
 
-/** Solana: orders and their signing data (transactions need a recent blockhash); settlement is not built yet. */
+/** Solana: the HTLC programs (native SOL and SPL), a program-log watcher, and per-account transaction senders. */
 export const solanaAdapter: ChainAdapter = {
   htlc: solanaHtlc,
   partiesAreKeys: false,
@@ -22,4 +25,7 @@ export const solanaAdapter: ChainAdapter = {
     const blockhash = new RecentBlockhash(rpcUrl);
     return async () => ({ recentBlockhash: await blockhash.get() });
   },
+  partyOfKey: (_chain, privateKey) => solanaAddressOfKey(privateKey),
+  devnet: solanaDevnet,
+  connect: connectSolanaChain,
 };

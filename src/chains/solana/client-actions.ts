@@ -1,0 +1,207 @@
+import { createHash } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import {
+  getAddressEncoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  type Address,
+  type Transaction,
+} from '@solana/kit';
+import { AppError, conflict, invalid } from '../../errors.ts';
+import { sourceTerms } from '../../orders/source-terms.ts';
+import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
+import { mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
+import type { Db } from '../../store/database.ts';
+import type { OrderRecord } from '../../store/orders.ts';
+import { enqueueJob, findJob, type RelayerJob } from '../../store/relayer-jobs.ts';
+import { requeueFailedJob, requeueFailedJobWith } from '../../store/signed-txs.ts';
+import type { JobSigner } from '../../store/schema.ts';
+import type { ClientActions } from '../adapter.ts';
+import type { Chain, Registry } from '../registry.ts';
+import { solanaSigningData } from './index.ts';
+import { solanaSide, type OnChainSwap, type SolanaChainReader, type SolanaSide } from './htlc-state.ts';
+import type { SolanaJobPayload } from './jobs.ts';
+
+export interface SolanaClientActionsDeps {
+  reader: SolanaChainReader;
+  /** The relayer's account: the fee payer and sponsor of the gasless initiate, and the payer of the clients' actions. */
+  relayer: Address;
+  /** The solver's account, when this instance holds its key: it signs instant refunds of sources it would redeem. */
+  solver?: Address;
+}
+
+/** How many block heights a blockhash stays usable for, on every Solana cluster. */
+const BLOCKHASH_VALIDITY = 150n;
+const HEX64 = /^(0x)?[0-9a-fA-F]{64}$/;
+
+/**
+ * The order actions on one Solana chain. Each checks the request against the stored order and the
+ * chain, then writes the one relayer job of the order and action, which the chain's sender signs and
+ * pays for. A repeated or concurrent request gets that same job.
+ *
+ * The gasless initiate relays the client's own signed transaction, and only the one the order's
+ * `versioned_tx_gasless` describes: its message must be byte for byte the order's initiate with the
+ * relayer as fee payer and sponsor (the client may only have picked another recent blockhash), and
+ * the initiator's signature must verify. So the relayer's signature pays for nothing but that initiate.
+ */
+export class SolanaClientActions implements ClientActions {
+  constructor(
+    private readonly db: Db,
+    private readonly registry: Registry,
+    private readonly chain: Chain,
+    private readonly deps: SolanaClientActionsDeps,
+  ) {}
+
+  perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob> {
+    switch (action) {
+      case 'initiate':
+        return this.initiate(order, body);
+      case 'redeem':
+        return this.redeem(order, body);
+      case 'refund':
+        return this.refund(order);
+      case 'instant-refund':
+        return this.instantRefund(order);
+    }
+  }
+
+  private async initiate(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+    const side = solanaSide(this.registry, this.chain, order.source);
+    if (side.kind === 'native') {
+      throw invalid('initiate: a native SOL source has no gasless initiate: sign and send versioned_tx yourself');
+    }
+    if (body.order_id !== undefined && body.order_id !== order.id) throw invalid("invalid body field 'order_id': is not this order's id");
+    const signed = signedTransactionField(body);
+    const existing = await this.existingJob(order.id, 'initiate');
+    if (existing) return existing;
+    await this.checkIsOrderInitiate(order, signed);
+    if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
+      throw conflict(`order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
+    }
+    if (order.source.initiateTxHash !== '' || (await this.swap(side, 'processed'))) throw conflict(`order ${order.id}: the source is already initiated`);
+    // The blockhash is at most as old as the order, so it cannot land past this height.
+    const lastValid = (await this.read(() => this.deps.reader.blockHeight())) + BLOCKHASH_VALIDITY;
+    return this.enqueue(order, 'initiate', 'relayer', { kind: 'client-signed', tx: signed.base64, lastValidBlockHeight: lastValid.toString() });
+  }
+
+  /** The transaction is the order's gasless initiate with some recent blockhash, signed by the initiator. */
+  private async checkIsOrderInitiate(order: OrderRecord, signed: { base64: string; transaction: Transaction }): Promise<void> {
+    const terms = sourceTerms(order, this.registry)!;
+    const message = signed.transaction.messageBytes;
+    let blockhash: string;
+    try {
+      blockhash = getCompiledTransactionMessageDecoder().decode(message).lifetimeToken;
+    } catch {
+      throw invalid("invalid body field 'signature': not a Solana versioned transaction");
+    }
+    const expected = await solanaSigningData(terms, { gasless: true, relayer: this.deps.relayer, recentBlockhash: blockhash });
+    const expectedMessage = getTransactionDecoder().decode(Buffer.from(expected.versioned_tx_gasless!, 'base64')).messageBytes;
+    if (Buffer.compare(Buffer.from(message), Buffer.from(expectedMessage)) !== 0) {
+      throw invalid(
+        "invalid body field 'signature': the transaction is not this order's initiate: sign versioned_tx_gasless as it is (only its recent blockhash may be newer)",
+      );
+    }
+    const initiator = order.source.initiator as Address;
+    const signature = signed.transaction.signatures[initiator];
+    if (!signature || !ed25519.verify(Uint8Array.from(signature), Uint8Array.from(message), Uint8Array.from(getAddressEncoder().encode(initiator)))) {
+      throw invalid(`invalid body field 'signature': the transaction is not signed by the source initiator ${initiator}`);
+    }
+  }
+
+  private async redeem(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+    const side = solanaSide(this.registry, this.chain, order.destination);
+    const secret = body.secret;
+    // Safety rule 3: exactly 32 bytes.
+    if (typeof secret !== 'string' || !HEX64.test(secret)) throw invalid("invalid body field 'secret': must be the 32-byte secret as 64 hex characters");
+    const bytes = Buffer.from(secret.replace(/^0x/, ''), 'hex');
+    if (createHash('sha256').update(bytes).digest('hex') !== order.secretHash) throw invalid("secret: its sha256 is not the order's secret_hash");
+    const existing = await this.existingJob(order.id, 'redeem');
+    if (existing) return existing;
+    const onChain = await this.openSwap(order, side, 'destination');
+    return this.enqueue(order, 'redeem', 'relayer', { ...this.ref(side, onChain), kind: 'redeem', redeemer: onChain.redeemer, secret: bytes.toString('hex') });
+  }
+
+  private async refund(order: OrderRecord): Promise<RelayerJob> {
+    const side = solanaSide(this.registry, this.chain, order.source);
+    const existing = await this.existingJob(order.id, 'refund');
+    if (existing) return existing;
+    const [onChain, slot] = await Promise.all([this.openSwap(order, side, 'source'), this.read(() => this.deps.reader.slot())]);
+    // The program refunds in a slot above the expiry slot; the transaction lands after the current one.
+    if (slot < onChain.expirySlot) {
+      throw conflict(`order ${order.id}: the source swap has not expired: refundable after slot ${onChain.expirySlot}, the chain is at slot ${slot}`);
+    }
+    return this.enqueue(order, 'refund', 'relayer', { ...this.ref(side, onChain), kind: 'refund' });
+  }
+
+  /**
+   * The program refunds at once with the redeemer's signature: the solver's. It signs only while the
+   * destination is not funded, and from then on never funds it (safety rule 5). The initiator's
+   * consent is the request of the app that created the order (the only one that may ask).
+   */
+  private async instantRefund(order: OrderRecord): Promise<RelayerJob> {
+    const side = solanaSide(this.registry, this.chain, order.source);
+    const existing = await this.existingJob(order.id, 'instant-refund');
+    if (existing) return existing;
+    const solver = this.deps.solver;
+    if (!solver) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${this.chain.key}`);
+    if (solver !== order.source.redeemer) throw new AppError('unavailable', `instant-refund: the solver key on ${this.chain.key} is not this order's redeemer`);
+    const onChain = await this.openSwap(order, side, 'source');
+    // Last, after every other check: from here on the solver never funds this destination (rule 5).
+    if (!(await mayCoSignInstantRefund(this.db, order.id))) {
+      throw conflict(`order ${order.id}: the destination is initiated, so no instant refund: refund after the source timelock`);
+    }
+    return this.enqueue(order, 'instant-refund', 'solver', { ...this.ref(side, onChain), kind: 'instant-refund', redeemer: onChain.redeemer });
+  }
+
+  private ref(side: SolanaSide, onChain: OnChainSwap) {
+    return { ...side.ref, ...(onChain.sponsor ? { sponsor: onChain.sponsor } : {}) };
+  }
+
+  /** The side's swap account, which must be on chain (initiated, neither redeemed nor refunded). */
+  private async openSwap(order: OrderRecord, side: SolanaSide, which: 'source' | 'destination'): Promise<OnChainSwap> {
+    const onChain = await this.swap(side);
+    if (!onChain) throw conflict(`order ${order.id}: the ${which} swap account is not on chain (not initiated yet, or already redeemed or refunded)`);
+    return onChain;
+  }
+
+  private swap(side: SolanaSide, commitment: 'processed' | 'confirmed' = 'confirmed'): Promise<OnChainSwap | undefined> {
+    return this.read(() => this.deps.reader.swap(side, commitment));
+  }
+
+  private async read<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw new AppError('unavailable', `cannot read ${this.chain.key}`, { cause: err });
+    }
+  }
+
+  /** The job of an earlier request for this action, still live; a failed one is asked for again. */
+  private async existingJob(orderId: string, action: RelayerAction): Promise<RelayerJob | undefined> {
+    const job = await findJob(this.db, jobKey(orderId, action));
+    return job && job.status !== 'failed' ? job : undefined;
+  }
+
+  private async enqueue(order: OrderRecord, action: RelayerAction, signer: JobSigner, payload: SolanaJobPayload): Promise<RelayerJob> {
+    const key = jobKey(order.id, action);
+    const { job } = await enqueueJob(this.db, { chain: this.chain.key, orderId: order.id, action, idempotencyKey: key, payload, signer });
+    // A failed initiate is asked for again with the client's new transaction.
+    if (job.status === 'failed') await (payload.kind === 'client-signed' ? requeueFailedJobWith(this.db, key, payload) : requeueFailedJob(this.db, key));
+    return (await findJob(this.db, key)) ?? job;
+  }
+}
+
+/** The signed transaction of a gasless initiate: `signature` (Garden's SDK) or `serialized_tx` (Garden's docs), base64. */
+function signedTransactionField(body: Record<string, unknown>): { base64: string; transaction: Transaction } {
+  const field = body.signature !== undefined ? 'signature' : 'serialized_tx';
+  const value = body[field];
+  if (value === undefined || value === null || value === '') throw invalid("invalid body field 'signature': is required (or 'serialized_tx'): the signed versioned_tx_gasless in base64");
+  if (typeof value !== 'string' || value.length > 4096 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) {
+    throw invalid(`invalid body field '${field}': must be a signed Solana transaction in base64`);
+  }
+  try {
+    return { base64: value, transaction: getTransactionDecoder().decode(Buffer.from(value, 'base64')) };
+  } catch {
+    throw invalid(`invalid body field '${field}': not a Solana transaction`);
+  }
+}

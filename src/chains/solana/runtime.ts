@@ -1,0 +1,80 @@
+import { createSolanaRpc, type Address } from '@solana/kit';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import type { Hex } from 'viem';
+import type { Worker } from '../../lease-loop.ts';
+import type { JobSigner } from '../../store/schema.ts';
+import type { ChainContext, ChainRuntime } from '../adapter.ts';
+import { SolanaClientActions } from './client-actions.ts';
+import { SolanaChainReader } from './htlc-state.ts';
+import { solanaJobInstructions } from './job-instructions.ts';
+import { solanaAddressOfKey, solanaSignerOfKey } from './keys.ts';
+import { SolanaSender, solanaSenderWorker } from './sender.ts';
+import { SolanaSolverChain } from './solver-chain.ts';
+import { SolanaWatcher } from './watcher.ts';
+
+/**
+ * One Solana chain, worked: the watcher of its HTLC programs, a transaction sender per account (the
+ * relayer's gasless and client actions, the solver's own), the solver's operations and the clients'
+ * actions. Every action is a job of the durable queue, as on the other families.
+ */
+export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
+  const { chain, access, db } = ctx;
+  const rpc = createSolanaRpc(access.rpc_url);
+  const reader = new SolanaChainReader(access.rpc_url);
+  const watcher = new SolanaWatcher(db, chain, access.rpc_url);
+  const workers: Worker[] = [
+    {
+      lease: `watcher:${chain.key}`,
+      intervalMs: Math.min(chain.blockTimeMs, 2_000),
+      tick: async () => {
+        await watcher.poll();
+      },
+    },
+  ];
+  const sender = (signer: JobSigner, key: Hex): Worker =>
+    solanaSenderWorker(
+      new SolanaSender({
+        db,
+        chain: chain.key,
+        rpcUrl: access.rpc_url,
+        payer: solanaSignerOfKey(key),
+        signer,
+        instructions: solanaJobInstructions,
+        worker: ctx.instance,
+        log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }),
+      }),
+    );
+  const solverAddress = ctx.solverKey ? solanaAddressOfKey(ctx.solverKey) : undefined;
+  if (ctx.relayerKey) workers.push(sender('relayer', ctx.relayerKey));
+  if (ctx.solverKey) workers.push(sender('solver', ctx.solverKey));
+  return {
+    workers,
+    ...(solverAddress ? { solver: new SolanaSolverChain(chain, ctx.registry, solverAddress, reader, db) } : {}),
+    ...(ctx.relayerKey
+      ? {
+          clientActions: new SolanaClientActions(db, ctx.registry, chain, {
+            reader,
+            relayer: solanaAddressOfKey(ctx.relayerKey),
+            ...(solverAddress ? { solver: solverAddress } : {}),
+          }),
+        }
+      : {}),
+    async balances(party, assets) {
+      const owner = party as Address;
+      const read = [];
+      for (const asset of assets) {
+        if (asset.token.schema === 'solana:native') {
+          const { context, value } = await rpc.getBalance(owner, { commitment: 'confirmed' }).send();
+          read.push({ asset, balance: value, blockNumber: context.slot });
+          continue;
+        }
+        const [account] = await findAssociatedTokenPda({ owner, mint: asset.token.address as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+        const { value } = await rpc.getAccountInfo(account, { commitment: 'confirmed', encoding: 'base64' }).send();
+        // A token account that does not exist holds nothing; its balance is the u64 at offset 64.
+        const balance = value ? Buffer.from(value.data[0], 'base64').readBigUInt64LE(64) : 0n;
+        read.push({ asset, balance });
+      }
+      return read;
+    },
+  };
+}
