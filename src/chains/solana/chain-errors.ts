@@ -3,6 +3,7 @@ import {
   SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
 } from '@solana/kit';
 import { safeErrorText } from '../../errors.ts';
 
@@ -21,8 +22,17 @@ export function describeSolanaError(err: unknown): string {
     return `instruction ${err.context.index}: custom program error ${err.context.code}`;
   }
   if (isSolanaError(err)) return cut(err.message);
+  if (err instanceof TypeError && err.cause instanceof Error) return cut(`${err.message}: ${safeErrorText(err.cause)}`);
   if (err !== null && typeof err === 'object' && !(err instanceof Error)) return cut(JSON.stringify(err, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
   return cut(safeErrorText(err));
+}
+
+/** The chain has already run this very transaction (a resend of one that landed). */
+export function isAlreadyProcessed(err: unknown): boolean {
+  return (
+    isSolanaError(err, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED) ||
+    (isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE) && isAlreadyProcessed(err.cause))
+  );
 }
 
 /** The node could not be asked (down, or answering HTTP errors): nothing was judged, nothing used up. */

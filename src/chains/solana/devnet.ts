@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import {
   appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
-  createSolanaRpc,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
@@ -30,6 +29,7 @@ import { portIsFree } from '../../devnet/free-port.ts';
 import type { FamilyDevnet } from '../adapter.ts';
 import type { Chain } from '../registry.ts';
 import { solanaSignerOfKey } from './keys.ts';
+import { solanaRpc } from './rpc.ts';
 import { startSolanaLocalnet, type SolanaLocalnet } from './localnet/index.ts';
 import { buildProgram, SOLANA_PROGRAMS, type SolanaProgramName } from './programs/build.ts';
 import { deployProgram, LOCALNET_PROGRAM_IDS, localnetProgramKeypair, programDataAddress, type DeployTransport } from './programs/deploy.ts';
@@ -187,7 +187,7 @@ class DevnetRpc {
   private readonly rpc;
 
   constructor(url: string) {
-    this.rpc = createSolanaRpc(url);
+    this.rpc = solanaRpc(url);
   }
 
   async account(at: Address): Promise<Uint8Array | undefined> {

@@ -1,7 +1,8 @@
-import { createSolanaRpc, getAddressEncoder, type Address, type Commitment, type Signature } from '@solana/kit';
+import { getAddressEncoder, type Address, type Commitment, type Signature } from '@solana/kit';
 import type { SwapRecord } from '../../store/orders.ts';
 import type { Asset, Chain, Registry } from '../registry.ts';
 import { secretHashBytes, solanaAddress } from './address.ts';
+import { solanaRpc } from './rpc.ts';
 import { decodeSwapAccount, htlcEventsOfLogs, type OnChainSwap } from './htlc-events.ts';
 
 export type { OnChainSwap } from './htlc-events.ts';
@@ -49,7 +50,7 @@ export class SolanaChainReader {
   private slotRead: Promise<bigint> | undefined;
 
   constructor(rpcUrl: string) {
-    this.rpc = createSolanaRpc(rpcUrl);
+    this.rpc = solanaRpc(rpcUrl);
   }
 
   /**

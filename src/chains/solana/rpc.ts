@@ -1,4 +1,31 @@
-import { createSolanaRpc } from '@solana/kit';
+import { createDefaultRpcTransport, createSolanaRpcFromTransport } from '@solana/kit';
+
+/** A connection the peer reset or closed as it was reused: nothing was asked, so asking again is safe. */
+const STALE_SOCKET = /ECONNRESET|EPIPE|other side closed|UND_ERR_SOCKET/;
+
+function staleSocket(err: unknown): boolean {
+  if (!(err instanceof TypeError) || !/fetch failed/i.test(err.message)) return false;
+  const cause = err.cause as { code?: string; message?: string } | undefined;
+  return STALE_SOCKET.test(`${cause?.code ?? ''} ${cause?.message ?? ''}`);
+}
+
+/**
+ * A Solana RPC client (kit's) whose requests are asked again once when a kept-alive connection turns
+ * out to be closed by the node: every JSON-RPC call the service makes is safe to repeat (a repeated
+ * sendTransaction is the same signed bytes).
+ */
+export function solanaRpc(url: string) {
+  const transport = createDefaultRpcTransport({ url });
+  const retrying = (async (request) => {
+    try {
+      return await transport(request);
+    } catch (err) {
+      if (!staleSocket(err)) throw err;
+      return transport(request);
+    }
+  }) as typeof transport;
+  return createSolanaRpcFromTransport(retrying);
+}
 
 /**
  * Recent blockhashes for building transactions, fetched with @solana/kit and reused for a few
@@ -13,7 +40,7 @@ export class RecentBlockhash {
     url: string,
     private readonly reuseMs = 10_000,
   ) {
-    this.rpc = createSolanaRpc(url);
+    this.rpc = solanaRpc(url);
   }
 
   async get(): Promise<string> {

@@ -1,10 +1,11 @@
-import { createSolanaRpc, type Address } from '@solana/kit';
+import { type Address } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Hex } from 'viem';
 import type { Worker } from '../../lease-loop.ts';
 import type { JobSigner } from '../../store/schema.ts';
 import type { ChainContext, ChainRuntime } from '../adapter.ts';
 import { SolanaClientActions } from './client-actions.ts';
+import { solanaRpc } from './rpc.ts';
 import { SolanaChainReader } from './htlc-state.ts';
 import { solanaJobInstructions } from './job-instructions.ts';
 import { solanaAddressOfKey, solanaSignerOfKey } from './keys.ts';
@@ -19,7 +20,7 @@ import { SolanaWatcher } from './watcher.ts';
  */
 export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
   const { chain, access, db } = ctx;
-  const rpc = createSolanaRpc(access.rpc_url);
+  const rpc = solanaRpc(access.rpc_url);
   const reader = new SolanaChainReader(access.rpc_url);
   const watcher = new SolanaWatcher(db, chain, access.rpc_url);
   const workers: Worker[] = [

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   appendTransactionMessageInstructions,
-  createSolanaRpc,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
@@ -18,12 +17,13 @@ import {
   type Signature,
 } from '@solana/kit';
 import { LEASE_TTL_MS, type Worker } from '../../lease-loop.ts';
+import { solanaRpc } from './rpc.ts';
 import type { Db } from '../../store/database.ts';
 import { claimJobs, deferJob, markAttemptFailed, markSubmitted, requeueJob, type ClaimedJob } from '../../store/relayer-jobs.ts';
 import type { JobSigner } from '../../store/schema.ts';
 import { clearSignedTx, confirmJob, failJob, readSignedTx, saveSignedTx } from '../../store/signed-txs.ts';
 import type { RelayerLog } from '../evm/sender.ts';
-import { describeSolanaError, isNodeUnreachable } from './chain-errors.ts';
+import { describeSolanaError, isAlreadyProcessed, isNodeUnreachable } from './chain-errors.ts';
 import { parseSolanaPayload, type SolanaJobPayload } from './jobs.ts';
 
 export interface SolanaSenderOptions {
@@ -77,7 +77,7 @@ export class SolanaSender {
     this.wakeOnJob = `${o.chain}:${o.signer}`;
     this.worker = o.worker ? `${o.worker}:${this.lease}` : `${this.lease}:${randomUUID()}`;
     this.batch = o.batch ?? 50;
-    this.rpc = createSolanaRpc(o.rpcUrl);
+    this.rpc = solanaRpc(o.rpcUrl);
     this.log = o.log ?? silent;
     this.recheckMs = o.recheckMs ?? 1_000;
     this.retryMs = o.retryMs ?? 3_000;
@@ -134,8 +134,17 @@ export class SolanaSender {
   }
 
   private async send(job: ClaimedJob, wire: Base64EncodedWireTransaction, signature: Signature): Promise<void> {
-    await this.rpc.sendTransaction(wire, { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
-    await markSubmitted(this.o.db, job.id, { worker: this.worker, txHash: signature, recheckMs: this.recheckMs });
+    try {
+      await this.rpc.sendTransaction(wire, { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
+    } catch (err) {
+      // The chain already ran these very bytes: it is in, as if just sent.
+      if (!isAlreadyProcessed(err)) throw err;
+    }
+    await this.recheck(job, signature);
+  }
+
+  private recheck(job: ClaimedJob, signature: Signature): Promise<void> {
+    return markSubmitted(this.o.db, job.id, { worker: this.worker, txHash: signature, recheckMs: this.recheckMs });
   }
 
   /** Settles the submitted jobs from their statuses; resends those still able to land; re-signs expired ones. */
@@ -165,7 +174,9 @@ export class SolanaSender {
             // It landed and the program refused it: a second transaction would be a second try at the same action.
             return failJob(this.o.db, job.id, this.worker, `failed on chain: ${describeSolanaError(status.err)}`, tx.hash);
           }
-          if (!status && height > tx.nonce) return this.expired(job);
+          // Processed in a slot not yet confirmed: it is in, and may still be dropped with its fork.
+          if (status) return this.recheck(job, tx.hash as unknown as Signature);
+          if (height > tx.nonce) return this.expired(job);
           // Nodes drop transactions they cannot place at once: the same bytes again, until it lands or expires.
           await this.send(job, tx.raw as Base64EncodedWireTransaction, tx.hash as unknown as Signature);
         } catch (err) {

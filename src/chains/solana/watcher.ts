@@ -1,4 +1,5 @@
-import { createSolanaRpc, type Address, type Signature } from '@solana/kit';
+import { type Address, type Signature } from '@solana/kit';
+import { solanaRpc } from './rpc.ts';
 import type { Db } from '../../store/database.ts';
 import { setChainHeight } from '../../store/chain-heights.ts';
 import { applySwapEvents, moveWatcherCursor, updateConfirmations, watcherCursor, type SwapEvent } from '../../store/swap-events.ts';
@@ -47,7 +48,7 @@ export class SolanaWatcher {
     private readonly options: SolanaWatcherOptions = {},
   ) {
     if (chain.family !== 'solana') throw new Error(`${chain.key} is not a Solana chain`);
-    this.rpc = createSolanaRpc(rpcUrl);
+    this.rpc = solanaRpc(rpcUrl);
     this.programs = htlcPrograms(chain);
     if (this.programs.length === 0) throw new Error(`${chain.key} has no HTLC program address to watch`);
     this.pageSize = options.pageSize ?? 1_000;
