@@ -40,7 +40,7 @@ export function findProgramAddressSync(programAddress: Address, seeds: readonly 
   throw new Error('no program address found for these seeds');
 }
 
-function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
   for (const part of parts) {

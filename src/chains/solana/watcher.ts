@@ -6,12 +6,17 @@ import { applySwapEvents, moveWatcherCursor, updateConfirmations, watcherCursor,
 import type { Chain } from '../registry.ts';
 import { htlcPrograms, swapEventsOfTransaction, type HtlcProgram } from './htlc-events.ts';
 
+/** Signatures asked in a poll's first page of a program; later pages grow eightfold to `pageSize`. */
+const FIRST_PAGE = 16;
+/** Transactions read at once. */
+const READS_IN_FLIGHT = 32;
+
 export interface SolanaWatcherOptions {
   /** The first slot to read when the chain has no cursor yet (default: `startWindow` slots below the head). */
   startSlot?: bigint;
   /** Slots below the head read on a first start (default 150, a minute). */
   startWindow?: number;
-  /** Signatures asked per getSignaturesForAddress page (default 1000, the RPC's maximum). */
+  /** The largest getSignaturesForAddress page (default 1000, the RPC's maximum). */
   pageSize?: number;
 }
 
@@ -75,9 +80,16 @@ export class SolanaWatcher {
     const listed = (await Promise.all(this.programs.map((p) => this.signatures(p.address, from, to)))).flat();
     // A transaction that calls both programs is listed under each; its events are read once.
     const unique = [...new Map(listed.map((s) => [s.signature, s])).values()].sort((a, b) => (a.slot === b.slot ? 0 : a.slot < b.slot ? -1 : 1));
-    const txs = await Promise.all(
-      unique.map((s) => this.rpc.getTransaction(s.signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()),
-    );
+    // A bounded number in flight: after downtime a poll may cover thousands of transactions.
+    const txs = [];
+    for (let i = 0; i < unique.length; i += READS_IN_FLIGHT) {
+      const chunk = unique.slice(i, i + READS_IN_FLIGHT);
+      txs.push(
+        ...(await Promise.all(
+          chunk.map((s) => this.rpc.getTransaction(s.signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()),
+        )),
+      );
+    }
     return txs.flatMap((tx, i) => {
       if (!tx || tx.meta?.err) return [];
       const { signature, slot } = unique[i]!;
@@ -86,17 +98,20 @@ export class SolanaWatcher {
     });
   }
 
-  /** The program's successful transactions in slots [from, to], paging back from the newest. */
+  /**
+   * The program's successful transactions in slots [from, to], paging back from the newest. Pages
+   * start small and grow: a poll of a slot or two usually needs a handful of signatures, not a full page.
+   */
   private async signatures(program: Address, from: bigint, to: bigint): Promise<Array<{ signature: Signature; slot: bigint }>> {
     const found: Array<{ signature: Signature; slot: bigint }> = [];
     let before: Signature | undefined;
-    for (;;) {
-      const page = await this.rpc.getSignaturesForAddress(program, { commitment: 'confirmed', limit: this.pageSize, ...(before ? { before } : {}) }).send();
+    for (let limit = Math.min(FIRST_PAGE, this.pageSize); ; limit = Math.min(limit * 8, this.pageSize)) {
+      const page = await this.rpc.getSignaturesForAddress(program, { commitment: 'confirmed', limit, ...(before ? { before } : {}) }).send();
       for (const s of page) {
         if (s.slot < from) return found;
         if (s.slot <= to && s.err === null) found.push({ signature: s.signature, slot: s.slot });
       }
-      if (page.length < this.pageSize) return found;
+      if (page.length < limit) return found;
       before = page.at(-1)!.signature;
     }
   }

@@ -27,6 +27,7 @@ import {
   type Transaction,
 } from '@solana/kit';
 import { getCreateAccountInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
+import { concatBytes } from '../pda.ts';
 import type { SolanaProgramName } from './build.ts';
 
 export const BPF_LOADER_UPGRADEABLE_ADDRESS = address('BPFLoaderUpgradeab1e11111111111111111111111');
@@ -77,15 +78,7 @@ function u64(value: bigint): Uint8Array {
   return out;
 }
 
-const concat = (...parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
+const concat = (...parts: Uint8Array[]): Uint8Array => concatBytes(parts);
 
 /** UpgradeableLoaderInstruction, bincode: u32 variant, then the fields (Vec<u8> with a u64 length). */
 export const loaderInstructionData = {
