@@ -392,11 +392,12 @@ async function initiateSolanaSource(from: Side, created: CreatedOrder, api: Api,
   }
   if (!created.versioned_tx) throw new SwapError(`order ${orderId}: the service returned no versioned_tx for ${from.asset.id}`);
   const signature = await signAndSend(wallet, created.versioned_tx, deadline, pollMs);
-  const { fee } = await solanaTxEffect(wallet, signature, undefined);
+  const { fee, toUser } = await solanaTxEffect(wallet, signature, undefined);
   print(`  initiate: ${signature} (fee ${fee} lamports: ${fee / LAMPORTS_PER_SIGNATURE} signature(s) at ${LAMPORTS_PER_SIGNATURE})`);
-  return isNative(from.asset)
-    ? `  (the amount + the initiate fee ${fee}; the swap account's rent came back at the redeem)`
-    : `  (the amount; the initiate fee ${fee} lamports was paid in SOL)`;
+  if (isNative(from.asset)) return `  (the amount + the initiate fee ${fee}; the swap account's rent came back at the redeem)`;
+  // An SPL initiate the user pays for: its fee and the rent of the accounts it creates, in SOL.
+  print(`  the initiate cost the user ${-toUser} lamports of SOL: the fee ${fee} and ${-toUser - fee} of rent (the swap account's comes back at the redeem)`);
+  return `  (the amount; the initiate's SOL is above)`;
 }
 
 /** For a Solana source: waits until the solver's redeem is confirmed (it returns the swap account's rent to the user). */

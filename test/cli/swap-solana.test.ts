@@ -3,7 +3,7 @@
 // signature, 5000 lamports), signs an SPL initiate for the relayer (gasless), and the service redeems
 // a Solana destination to the user. Every printed balance is checked against the chains.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -45,11 +45,16 @@ let devOutput = '';
 let rpc: ReturnType<typeof createSolanaRpc>;
 let user: Address;
 let evmUser: EvmAddress;
+/** The key of an app without gasless actions, created before the devnet starts (its database is the devnet's). */
+let plainAppKey: string;
 
 before(async () => {
   if (!(await solanaProgramsForSuite())) return;
   dataDir = mkdtempSync(join(tmpdir(), 'hashlock-swap-solana-'));
   const devnetPath = join(dataDir, 'devnet.json');
+  const created = spawnSync(process.execPath, [BIN, 'apps', 'create', '--name', 'no gasless'], { env: envFor(dataDir), encoding: 'utf8' });
+  assert.equal(created.status, 0, created.stderr);
+  plainAppKey = /^([0-9a-f]{64})$/m.exec(created.stdout)![1]!;
   dev = spawn(process.execPath, [BIN, 'dev'], { env: envFor(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
   dev.stdout!.on('data', (d: Buffer) => (devOutput += d.toString()));
   dev.stderr!.on('data', (d: Buffer) => (devOutput += d.toString()));
@@ -191,6 +196,42 @@ test('hashlock swap: USDC -> ethereum WBTC: the user signs versioned_tx_gasless,
   assert.equal(change(stdout, 'ethereum_localnet:wbtc'), quoted(stdout));
   assert.equal(printed(stdout, 'after', 'solana_localnet:usdc'), await usdc());
   assert.equal(printed(stdout, 'after', 'ethereum_localnet:wbtc'), await wbtc('ethereum_localnet'));
+});
+
+test('hashlock swap: USDC -> ethereum WBTC for an app without gasless: the client broadcasts versioned_tx and pays its fee in SOL', async (t) => {
+  if (skipped(t)) return;
+  const plain = mkdtempSync(join(tmpdir(), 'hashlock-swap-plain-'));
+  writeFileSync(join(plain, 'devnet.json'), JSON.stringify({ ...readDevnetJson(), app_key: plainAppKey }, null, 2));
+  const amount = 25_000_000n;
+  const solBefore = await lamports();
+  const res = await run(['swap', '--from', 'solana_localnet:usdc', '--to', 'ethereum_localnet:wbtc', '--amount', amount.toString(), '--data-dir', plain]);
+  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
+  assert.doesNotMatch(res.stdout, /gasless/);
+  const m = /^\s*initiate: (\w{64,88}) \(fee (\d+) lamports: 1 signature\(s\) at 5000\)$/m.exec(res.stdout);
+  assert.ok(m, res.stdout);
+  const tx = await solanaTx(m[1]!);
+  assert.equal(tx.transaction.message.accountKeys[0], user, 'the user is the fee payer');
+  assert.equal(BigInt(tx.meta!.fee), LAMPORTS_PER_SIGNATURE);
+  assert.equal(change(res.stdout, 'solana_localnet:usdc'), -amount);
+  assert.match(res.stdout, /change solana_localnet:usdc\s+-25000000 {2}\(the amount; the initiate's SOL is above\)/);
+  // What the initiate cost the user in SOL, as printed and as the chain recorded it: its fee, the
+  // swap account's rent (back at the solver's redeem) and, on the devnet's first SPL swap, the
+  // program's identity and vault accounts.
+  const cost = /^\s*the initiate cost the user (\d+) lamports of SOL: the fee 5000 and (\d+) of rent/m.exec(res.stdout);
+  assert.ok(cost, res.stdout);
+  const userIndex = tx.transaction.message.accountKeys.indexOf(user);
+  assert.equal(BigInt(cost[1]!), BigInt(tx.meta!.preBalances[userIndex]!) - BigInt(tx.meta!.postBalances[userIndex]!));
+  const order = (await (await fetch(`${readDevnetJson().api_url}/v2/orders/${/^Order (\w+) created$/m.exec(res.stdout)![1]}`, { headers: { 'service-app-id': plainAppKey } })).json()) as {
+    result: { source_swap: { redeem_tx_hash: string } };
+  };
+  const redeem = await solanaTx(order.result.source_swap.redeem_tx_hash);
+  const redeemIndex = redeem.transaction.message.accountKeys.indexOf(user);
+  assert.ok(redeemIndex > 0, 'the solver\'s redeem returns the swap account\'s rent to the user');
+  const rentBack = BigInt(redeem.meta!.postBalances[redeemIndex]!) - BigInt(redeem.meta!.preBalances[redeemIndex]!);
+  assert.ok(rentBack > 0n);
+  assert.equal(await lamports(), solBefore - BigInt(cost[1]!) + rentBack);
+  assert.equal(printed(res.stdout, 'after', 'solana_localnet:usdc'), await usdc());
+  assert.equal(change(res.stdout, 'ethereum_localnet:wbtc'), quoted(res.stdout));
 });
 
 test('hashlock swap: ethereum WBTC -> USDC: the service redeems the USDC to the user', async (t) => {
