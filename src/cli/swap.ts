@@ -2,7 +2,8 @@
 // It reads <data dir>/devnet.json for the API, the local chains and the test user's key, prices the
 // swap, creates an order (the service holds the secret), initiates the source (gasless with a
 // signature for an ERC-20, its own transaction for ether, a payment to the HTLC address for
-// Litecoin) and follows the order to completion.
+// Litecoin, a signed versioned_tx for SOL or versioned_tx_gasless for an SPL token) and follows the
+// order to completion.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,6 +21,18 @@ import {
   type DevnetLitecoinUser,
   type LitecoinWallet,
 } from './swap-litecoin.ts';
+import {
+  LAMPORTS_PER_SIGNATURE,
+  signAndSend,
+  signedForRelayer,
+  solanaBalance,
+  solanaTxEffect,
+  solanaWallet,
+  waitForSolanaConfirmation,
+  type DevnetSolanaChain,
+  type DevnetSolanaUser,
+  type SolanaWallet,
+} from './swap-solana.ts';
 
 export { SwapError };
 
@@ -37,8 +50,8 @@ export interface SwapOptions {
   print?: (line: string) => void;
 }
 
-/** devnet.json's entry for a chain: an EVM chain has a chain id, the Litecoin chain a cookie file. */
-interface DevnetChain extends DevnetLitecoinChain {
+/** devnet.json's entry for a chain: an EVM chain has a chain id, the Litecoin chain a cookie file, the Solana chain its mints. */
+interface DevnetChain extends DevnetLitecoinChain, DevnetSolanaChain {
   rpc_url: string;
   chain_id?: number;
 }
@@ -47,7 +60,7 @@ interface Devnet {
   api_url: string;
   app_key: string;
   chains: Record<string, DevnetChain>;
-  accounts: { user: DevnetLitecoinUser & { address: string } };
+  accounts: { user: DevnetLitecoinUser & DevnetSolanaUser & { address: string } };
 }
 
 interface AssetInfo {
@@ -92,10 +105,15 @@ interface CreatedOrder {
   /** Bitcoin-family source: the HTLC address to pay and the exact amount. */
   to?: string;
   amount?: string;
+  /** Solana source: the unsigned initiate the user signs and broadcasts (paying its fee). */
+  versioned_tx?: string;
+  /** Solana SPL source of a gasless app: the initiate the user signs and the relayer sends. */
+  versioned_tx_gasless?: string | null;
 }
 
 interface OrderView {
   status?: string;
+  source_swap?: { redeem_tx_hash?: string };
   destination_swap?: { redeem_tx_hash?: string };
 }
 
@@ -153,6 +171,9 @@ class Api {
 
 const isNative = (asset: AssetInfo) => asset.token.schema.endsWith(':native');
 const isBitcoinFamily = (asset: AssetInfo) => asset.chain.startsWith('bitcoin:');
+const isSolana = (asset: AssetInfo) => asset.chain.startsWith('solana:');
+/** The SPL mint of a Solana asset; undefined for SOL. */
+const mintOf = (asset: AssetInfo) => (isNative(asset) ? undefined : asset.token.address);
 const chainKeyOf = (assetId: string) => assetId.split(':')[0]!;
 const symbolOf = (assetId: string) => (assetId.split(':')[1] ?? '').toUpperCase();
 const signed = (n: bigint) => (n > 0n ? `+${n}` : n.toString());
@@ -167,6 +188,8 @@ interface Side {
   owner: string;
   /** The user's wallet when the asset is on the Litecoin chain. */
   litecoin: LitecoinWallet | undefined;
+  /** The user's account when the asset is on the Solana chain. */
+  solana?: SolanaWallet;
   balance: () => Promise<bigint>;
 }
 
@@ -199,6 +222,10 @@ class Client {
     if (isBitcoinFamily(asset)) {
       const wallet = litecoinWallet(key, chain, this.devnet.accounts.user, `${flag} ${asset.id}`);
       return { asset, owner: wallet.address, litecoin: wallet, balance: () => litecoinBalance(wallet) };
+    }
+    if (isSolana(asset)) {
+      const wallet = solanaWallet(key, chain, this.devnet.accounts.user, `${flag} ${asset.id}`);
+      return { asset, owner: wallet.address, litecoin: undefined, solana: wallet, balance: () => solanaBalance(wallet, mintOf(asset)) };
     }
     if (!chain || chain.chain_id === undefined) {
       throw new SwapError(`${flag} ${asset.id}: its chain ${key} is not a chain of this devnet (it has ${Object.keys(this.devnet.chains).join(', ')})`);
@@ -322,6 +349,8 @@ export async function runSwap(opts: SwapOptions): Promise<{ orderId: string; sta
   if (from.litecoin) {
     const { fee } = await fundLitecoinSource(from.litecoin, created, print);
     notes[0] = `  (the amount ${amount} + the funding fee ${fee})`;
+  } else if (from.solana) {
+    notes[0] = await initiateSolanaSource(from, created, api, started + timeoutMs, pollMs, print);
   } else {
     await initiateSource(from.asset, created, client, orderId, print);
   }
@@ -331,6 +360,8 @@ export async function runSwap(opts: SwapOptions): Promise<{ orderId: string; sta
     const fee = await settleLitecoinDestination(api, orderId, to.litecoin, destinationAmount, started + timeoutMs, pollMs, print);
     notes[1] = `  (the destination amount ${destinationAmount} - the redeem fee ${fee})`;
   }
+  if (to.solana) notes[1] = await settleSolanaDestination(api, orderId, to, destinationAmount, started + timeoutMs, pollMs, print);
+  if (from.solana) await settleSolanaSource(api, orderId, from.solana, started + timeoutMs, pollMs);
 
   const after = await showBalances([from, to], 'after', print);
   [from, to].forEach(({ asset }, i) => print(`  change ${asset.id.padEnd(24)} ${signed(after[i]! - before[i]!).padStart(26)}${notes[i]}`));
@@ -343,6 +374,58 @@ async function fundLitecoinSource(wallet: LitecoinWallet, created: CreatedOrder,
   const funding = await fundHtlc(wallet, created.to, BigInt(created.amount));
   print(`  fund: ${funding.txid} (${created.amount} litoshis to the HTLC ${created.to}, fee ${funding.fee})`);
   return funding;
+}
+
+/**
+ * Initiates a Solana source: an SPL source of a gasless app is signed and sent to the relayer, which
+ * pays its fee; otherwise the user signs and broadcasts `versioned_tx`, paying 5000 lamports per
+ * signature. Returns the note on the source's balance change.
+ */
+async function initiateSolanaSource(from: Side, created: CreatedOrder, api: Api, deadline: number, pollMs: number, print: (line: string) => void): Promise<string> {
+  const wallet = from.solana!;
+  const orderId = created.order_id;
+  if (created.versioned_tx_gasless) {
+    const signature = await signedForRelayer(wallet, created.versioned_tx_gasless);
+    const sent = await api.result<string>('the gasless initiate', 'PATCH', `/v2/orders/${orderId}?action=initiate`, { signature });
+    print(`  initiate (gasless, relayed): ${sent} (the relayer pays the fee)`);
+    return '  (the amount; the relayer paid the fee)';
+  }
+  if (!created.versioned_tx) throw new SwapError(`order ${orderId}: the service returned no versioned_tx for ${from.asset.id}`);
+  const signature = await signAndSend(wallet, created.versioned_tx, deadline, pollMs);
+  const { fee, toUser } = await solanaTxEffect(wallet, signature, undefined);
+  print(`  initiate: ${signature} (fee ${fee} lamports: ${fee / LAMPORTS_PER_SIGNATURE} signature(s) at ${LAMPORTS_PER_SIGNATURE})`);
+  if (isNative(from.asset)) return `  (the amount + the initiate fee ${fee}; the swap account's rent came back at the redeem)`;
+  // An SPL initiate the user pays for: its fee and the rent of the accounts it creates, in SOL.
+  print(`  the initiate cost the user ${-toUser} lamports of SOL: the fee ${fee} and ${-toUser - fee} of rent (the swap account's comes back at the redeem)`);
+  return `  (the amount; the initiate's SOL is above)`;
+}
+
+/** For a Solana source: waits until the solver's redeem is confirmed (it returns the swap account's rent to the user). */
+async function settleSolanaSource(api: Api, orderId: string, wallet: SolanaWallet, deadline: number, pollMs: number): Promise<void> {
+  const order = await api.result<OrderView>('reading the order', 'GET', `/v2/orders/${orderId}`);
+  const signature = order.source_swap?.redeem_tx_hash;
+  if (signature) await waitForSolanaConfirmation(wallet, signature, deadline, pollMs);
+}
+
+/** For a Solana destination: waits until the service's redeem to the user is confirmed and prints what the user received. */
+async function settleSolanaDestination(
+  api: Api,
+  orderId: string,
+  to: Side,
+  destinationAmount: bigint,
+  deadline: number,
+  pollMs: number,
+  print: (line: string) => void,
+): Promise<string> {
+  const wallet = to.solana!;
+  const order = await api.result<OrderView>('reading the order', 'GET', `/v2/orders/${orderId}`);
+  const signature = order.destination_swap?.redeem_tx_hash;
+  if (!signature) throw new SwapError(`order ${orderId} is completed but shows no redeem of its Solana destination`);
+  await waitForSolanaConfirmation(wallet, signature, deadline, pollMs);
+  const { fee, toUser } = await solanaTxEffect(wallet, signature, mintOf(to.asset));
+  const unit = isNative(to.asset) ? 'lamports' : `base units of ${symbolOf(to.asset.id)}`;
+  print(`  redeem (by the service): ${signature}: ${toUser} ${unit} to ${wallet.address} (the service paid its fee, ${fee} lamports)`);
+  return `  (the destination amount ${destinationAmount}; the user paid no fee)`;
 }
 
 async function initiateSource(from: AssetInfo, created: CreatedOrder, client: Client, orderId: string, print: (line: string) => void): Promise<void> {
@@ -391,7 +474,7 @@ export function registerSwapCommand(program: Command): void {
     .description('perform one swap end to end against the running `npm start` devnet, showing its progress')
     .requiredOption('--from <asset>', 'source asset id, e.g. ethereum_localnet:wbtc')
     .requiredOption('--to <asset>', 'destination asset id, e.g. arbitrum_localnet:wbtc')
-    .requiredOption('--amount <base units>', 'source amount in base units (sats for WBTC, wei for ETH, litoshis for LTC)')
+    .requiredOption('--amount <base units>', 'source amount in base units (sats for WBTC, wei for ETH, litoshis for LTC, lamports for SOL)')
     .option('--data-dir <dir>', 'the devnet data directory holding devnet.json (default HASHLOCK_DATA_DIR or .data)')
     .option('--timeout <seconds>', 'give up after this many seconds', '120')
     .action(async (opts: { from: string; to: string; amount: string; dataDir?: string; timeout: string }) => {
