@@ -1,6 +1,7 @@
 // `npm run bench`: HTTP throughput of the API beside a bare Fastify route, on PGlite and PostgreSQL;
 // settlement latency and throughput; a solver pass over 100 orders on a slow RPC; the Bitcoin-family
-// watcher's cost per block as HTLCs grow; Litecoin <-> EVM settlement on litecoind regtest.
+// watcher's cost per block as HTLCs grow; Litecoin <-> EVM settlement on litecoind regtest; the
+// Solana watcher's cost per slot as open swaps grow; SOL -> EVM settlement on the Solana localnet.
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -28,6 +29,9 @@ import { benchSolverPass } from './solver-pass.ts';
 import { benchBitcoinWatcher } from './bitcoin-watcher.ts';
 import { findLitecoind } from '../src/chains/bitcoin/litecoind.ts';
 import { benchLitecoinSettlement } from './litecoin-settlement.ts';
+import { clangUnavailable } from '../src/chains/solana/programs/build.ts';
+import { benchSolanaWatcher } from './solana-watcher.ts';
+import { benchSolanaSettlement } from './solana-settlement.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -164,4 +168,11 @@ if (findLitecoind()) {
   console.table(await benchLitecoinSettlement());
 } else {
   console.warn('litecoind is not on the PATH: the Bitcoin-family watcher is not benchmarked');
+}
+const noClang = await clangUnavailable();
+if (noClang === undefined) {
+  for (const kind of kinds) console.table(await benchSolanaWatcher(kind));
+  console.table(await benchSolanaSettlement());
+} else {
+  console.warn(`the Solana programs cannot be built (${noClang}): the Solana watcher and settlement are not benchmarked`);
 }
