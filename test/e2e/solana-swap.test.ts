@@ -350,3 +350,31 @@ test('rule 1: a swap account whose amount differs from the order is recorded but
   await new Promise((r) => setTimeout(r, 3_000));
   assert.equal((await readOrder(created.order_id)).destination_swap.initiate_tx_hash, '', 'never funded');
 });
+
+test("the solver refunds its own expired SOL destination when the client never redeems", async (t) => {
+  if (skip()) return t.skip('no Solana toolchain');
+  const secretHash = createHash('sha256').update(randomBytes(32)).digest('hex');
+  const { created, receive } = await createOrder('arbitrum_localnet:wbtc', 'solana_localnet:sol', 150_000n, { from: evmUser.address, to: sol.address }, secretHash);
+  const solverBefore = await lamportsOf(solver.address);
+  await initiateGasless(created);
+  const funded = await orderReaches(created.order_id, ['awaiting_redeem']);
+  assert.equal(await lamportsOf(solver.address), solverBefore - receive - (await feesOf([funded.destination_swap.initiate_tx_hash])) - (await rentOf(funded.destination_swap.swap_id)));
+  // The client keeps its secret to itself; the destination's 375 slots run out.
+  advance(400);
+  const refunded = await until('the solver to refund its destination', async () => {
+    const o = await readOrder(created.order_id);
+    return o.destination_swap.refund_tx_hash ? o : undefined;
+  });
+  const fees = await feesOf([refunded.destination_swap.initiate_tx_hash, refunded.destination_swap.refund_tx_hash]);
+  assert.equal(await lamportsOf(solver.address), solverBefore - fees, 'the amount and the rent came back; the solver paid two fees');
+  assert.equal(refunded.destination_swap.redeem_tx_hash, '');
+});
+
+/** The lamports a swap account (given as its hex swap id) holds beyond its swapped amount: its rent. */
+async function rentOf(swapIdHex: string): Promise<bigint> {
+  const { getAddressDecoder } = await import('@solana/kit');
+  const account = getAddressDecoder().decode(Buffer.from(swapIdHex, 'hex'));
+  const { value } = await rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send();
+  const data = Buffer.from(value!.data[0], 'base64');
+  return value!.lamports - data.readBigUInt64LE(8);
+}
