@@ -3,45 +3,25 @@
 // signature, 5000 lamports), signs an SPL initiate for the relayer (gasless), and the service redeems
 // a Solana destination to the user. Every printed balance is checked against the chains.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
+import { BIN, envFor, runHashlock, startHashlockDev, type RunningDev } from '../helpers/hashlock-cli.ts';
 import { address, createSolanaRpc, type Address, type Signature } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { createPublicClient, erc20Abi, http, type Address as EvmAddress } from 'viem';
 import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
-import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
 import { solanaProgramsForSuite } from '../helpers/solana.ts';
 
-const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 
-function envFor(dataDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HASHLOCK_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
-  delete env.DATABASE_URL;
-  return env;
-}
-
-function run(args: string[], timeoutMs = 180_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: envFor(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[], timeoutMs?: number) => runHashlock(args, envFor(dataDir), timeoutMs);
 
 let dataDir: string;
-let dev: ChildProcess | undefined;
-let devOutput = '';
+let dev: RunningDev | undefined;
+const devOutput = () => dev?.output() ?? '';
 let rpc: ReturnType<typeof createSolanaRpc>;
 let user: Address;
 let evmUser: EvmAddress;
@@ -51,31 +31,19 @@ let plainAppKey: string;
 before(async () => {
   if (!(await solanaProgramsForSuite())) return;
   dataDir = mkdtempSync(join(tmpdir(), 'hashlock-swap-solana-'));
-  const devnetPath = join(dataDir, 'devnet.json');
-  const created = spawnSync(process.execPath, [BIN, 'apps', 'create', '--name', 'no gasless'], { env: envFor(dataDir), encoding: 'utf8' });
+    const created = spawnSync(process.execPath, [BIN, 'apps', 'create', '--name', 'no gasless'], { env: envFor(dataDir), encoding: 'utf8' });
   assert.equal(created.status, 0, created.stderr);
   plainAppKey = /^([0-9a-f]{64})$/m.exec(created.stdout)![1]!;
-  dev = spawn(process.execPath, [BIN, 'dev'], { env: envFor(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
-  dev.stdout!.on('data', (d: Buffer) => (devOutput += d.toString()));
-  dev.stderr!.on('data', (d: Buffer) => (devOutput += d.toString()));
-  const deadline = Date.now() + 120_000;
-  while (!(devOutput.includes('API key') && existsSync(devnetPath))) {
-    if (dev.exitCode !== null) throw new Error(`hashlock dev exited early:\n${devOutput}`);
-    if (Date.now() > deadline) throw new Error(`hashlock dev did not start:\n${devOutput}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  dev = await startHashlockDev(dataDir);
   const devnet = readDevnetJson();
-  assert.ok(devnet.chains.solana_localnet?.rpc_url, `clang-19 is installed but devnet.json has no solana_localnet:\n${devOutput}`);
+  assert.ok(devnet.chains.solana_localnet?.rpc_url, `clang-19 is installed but devnet.json has no solana_localnet:\n${devOutput()}`);
   rpc = createSolanaRpc(devnet.chains.solana_localnet.rpc_url);
   user = address(devnet.accounts.user.solana.address);
   evmUser = devnet.accounts.user.address;
 });
 
 after(async () => {
-  if (!dev || dev.exitCode !== null) return;
-  const exited = new Promise((r) => dev!.once('exit', r));
-  dev.kill('SIGINT');
-  await exited;
+  await dev?.stop();
 });
 
 const readDevnetJson = () => JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
@@ -132,7 +100,7 @@ function quoted(stdout: string): bigint {
 }
 async function swap(from: string, to: string, amount: bigint, timeoutSeconds = 120) {
   const res = await run(['swap', '--from', from, '--to', to, '--amount', amount.toString(), '--timeout', String(timeoutSeconds)]);
-  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
+  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput()}`);
   const statuses = [...res.stdout.matchAll(/^\s*\[\s*[\d.]+ s\] (\w+)$/gm)].map((m) => m[1]);
   assert.equal(statuses.at(-1), 'completed', res.stdout);
   assert.equal(new Set(statuses).size, statuses.length, 'each status change is printed once');
@@ -205,7 +173,7 @@ test('hashlock swap: USDC -> ethereum WBTC for an app without gasless: the clien
   const amount = 25_000_000n;
   const solBefore = await lamports();
   const res = await run(['swap', '--from', 'solana_localnet:usdc', '--to', 'ethereum_localnet:wbtc', '--amount', amount.toString(), '--data-dir', plain]);
-  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
+  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput()}`);
   assert.doesNotMatch(res.stdout, /gasless/);
   const m = /^\s*initiate: (\w{64,88}) \(fee (\d+) lamports: 1 signature\(s\) at 5000\)$/m.exec(res.stdout);
   assert.ok(m, res.stdout);

@@ -3,64 +3,29 @@
 // HTLC address; the service redeems to the user's taproot address) complete, and the printed
 // balances agree with the chains.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
+import { envFor, runHashlock, startHashlockDev, type RunningDev } from '../helpers/hashlock-cli.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { bitcoinRpcFor } from '../../src/chains/bitcoin/rpc.ts';
-import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
 import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
 
-const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
-
-function envFor(dataDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HASHLOCK_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
-  delete env.DATABASE_URL;
-  return env;
-}
-
-/** Runs a command to its end; resolves with its exit code and output. */
-function run(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
+const run = runHashlock;
 
 let dataDir: string;
-let dev: ChildProcess | undefined;
-let devOutput = '';
+let dev: RunningDev | undefined;
+const devOutput = () => dev?.output() ?? '';
 
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'hashlock-swap-'));
-  const devnetPath = join(dataDir, 'devnet.json');
-  dev = spawn(process.execPath, [BIN, 'dev'], { env: envFor(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
-  dev.stdout!.on('data', (d: Buffer) => (devOutput += d.toString()));
-  dev.stderr!.on('data', (d: Buffer) => (devOutput += d.toString()));
-  const deadline = Date.now() + 120_000;
-  while (!(devOutput.includes('API key') && existsSync(devnetPath))) {
-    if (dev.exitCode !== null) throw new Error(`hashlock dev exited early:\n${devOutput}`);
-    if (Date.now() > deadline) throw new Error(`hashlock dev did not start:\n${devOutput}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.ok(JSON.parse(readFileSync(devnetPath, 'utf8')).api_url);
+  dev = await startHashlockDev(dataDir);
+  assert.ok(JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8')).api_url);
 });
 
 after(async () => {
-  if (!dev || dev.exitCode !== null) return;
-  const exited = new Promise((r) => dev!.once('exit', r));
-  dev.kill('SIGINT');
-  await exited;
+  await dev?.stop();
 });
 
 /** The balance the swap printed for `asset` in its "before" or "after" block. */
@@ -77,7 +42,7 @@ const quoted = (stdout: string): bigint => {
 };
 
 function assertCompleted(res: { code: number | null; stdout: string; stderr: string }, from: string, to: string, amount: bigint) {
-  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
+  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput()}`);
   const statuses = [...res.stdout.matchAll(/^\s*\[\s*[\d.]+ s\] (\w+)$/gm)].map((m) => m[1]);
   assert.equal(statuses.at(-1), 'completed', res.stdout);
   assert.ok(statuses.includes('created') || statuses.includes('initiated'), res.stdout);
@@ -135,7 +100,7 @@ const readDevnetJson = () => JSON.parse(readFileSync(join(dataDir, 'devnet.json'
 /** The devnet's Litecoin node, from devnet.json (which must have it when litecoind is installed). */
 function litecoinRpc() {
   const chain = readDevnetJson().chains.litecoin_localnet;
-  assert.ok(chain?.rpc_url, `litecoind is installed but devnet.json has no litecoin_localnet:\n${devOutput}`);
+  assert.ok(chain?.rpc_url, `litecoind is installed but devnet.json has no litecoin_localnet:\n${devOutput()}`);
   return bitcoinRpcFor({ url: chain.rpc_url, cookieFile: chain.rpc_cookie_file });
 }
 
@@ -168,7 +133,7 @@ test('hashlock swap: LTC -> arbitrum WBTC: the client pays the HTLC address from
   if (!litecoinOrSkip(t)) return;
   const amount = 10_000_000n;
   const res = await run(ltcSwapArgs('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount), envFor(dataDir), LTC_SWAP_TIMEOUT_MS);
-  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
+  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput()}`);
   const statuses = statusesOf(res.stdout);
   assert.equal(statuses.at(-1), 'completed', res.stdout);
   assert.equal(new Set(statuses).size, statuses.length, 'each status change is printed once');
@@ -192,7 +157,7 @@ test('hashlock swap: ethereum WBTC -> LTC: a gasless initiate, and the service r
   if (!litecoinOrSkip(t)) return;
   const amount = 100_000n;
   const res = await run(ltcSwapArgs('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount), envFor(dataDir), LTC_SWAP_TIMEOUT_MS);
-  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput}`);
+  assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput()}`);
   const statuses = statusesOf(res.stdout);
   assert.equal(statuses.at(-1), 'completed', res.stdout);
   // The client samples the status every 500 ms: a status that lasts less (initiated, with 1 s EVM
