@@ -9,11 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
+  compileTransaction,
   createSolanaRpc,
+  decompileTransactionMessage,
+  getCompiledTransactionMessageDecoder,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   getTransactionDecoder,
   partiallySignTransaction,
+  setTransactionMessageLifetimeUsingBlockhash,
   type Address,
   type KeyPairSigner,
   type Signature,
@@ -299,7 +303,12 @@ test('instant refund of a USDC source: the solver signs as redeemer while the de
   const amount = 30_000_000n;
   const beforeUsdc = await tokensOf(sol.address, usdcMint());
   const { created } = await createOrder('solana_localnet:usdc', 'arbitrum_localnet:wbtc', amount, { from: sol.address, to: evmUser.address });
-  const signed = getBase64EncodedWireTransaction((await signAsUser(created.versioned_tx_gasless)));
+  // The earlier tests moved the clock past the blockhash the API may still reuse: the client signs the
+  // same initiate on a blockhash of its own, newer, which the relayer accepts.
+  const { value: fresh } = await rpc.getLatestBlockhash().send();
+  const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(Buffer.from(created.versioned_tx_gasless, 'base64')).messageBytes));
+  const renewed = compileTransaction(setTransactionMessageLifetimeUsingBlockhash(fresh, message));
+  const signed = getBase64EncodedWireTransaction(await partiallySignTransaction([sol.keyPair], renewed));
   const initiate = await api<string>('PATCH', `/v2/orders/${created.order_id}?action=initiate`, { signature: signed });
   assert.equal(initiate.status, 202);
   const sent = async () => {
