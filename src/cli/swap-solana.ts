@@ -3,9 +3,7 @@
 // (broadcast by the client, or sent to the relayer when gasless), and what a transaction cost or
 // paid the user, read back from the chain. The local RPC has no subscriptions: statuses are polled.
 import {
-  address,
-  createSolanaRpc,
-  getBase64EncodedWireTransaction,
+    getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   getTransactionDecoder,
   partiallySignTransaction,
@@ -13,13 +11,11 @@ import {
   type KeyPairSigner,
   type Signature,
 } from '@solana/kit';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Hex } from 'viem';
+import { solanaBalance as readBalance } from '../chains/solana/balances.ts';
 import { solanaAddressOfKey, solanaSignerOfKey } from '../chains/solana/keys.ts';
+import { solanaRpc } from '../chains/solana/rpc.ts';
 import { SwapError } from './swap-error.ts';
-
-/** What every signature of a transaction costs on the local chain. */
-export const LAMPORTS_PER_SIGNATURE = 5_000n;
 
 /** devnet.json's entry for the Solana chain. */
 export interface DevnetSolanaChain {
@@ -37,7 +33,7 @@ export interface SolanaWallet {
   chainKey: string;
   address: Address;
   signer: Promise<KeyPairSigner>;
-  rpc: ReturnType<typeof createSolanaRpc>;
+  rpc: ReturnType<typeof solanaRpc>;
 }
 
 /**
@@ -55,17 +51,13 @@ export function solanaWallet(chainKey: string, chain: DevnetSolanaChain | undefi
   if (owner !== user.solana.address) {
     throw new SwapError(`devnet.json: the user's Solana address ${user.solana.address} is not its key's (${owner}): run npm start again`);
   }
-  return { chainKey, address: owner, signer: solanaSignerOfKey(key), rpc: createSolanaRpc(chain.rpc_url) };
+  return { chainKey, address: owner, signer: solanaSignerOfKey(key), rpc: solanaRpc(chain.rpc_url) };
 }
 
 /** The user's confirmed balance: lamports for SOL (`mint` undefined), base units of its token account for an SPL mint. */
 export async function solanaBalance(wallet: SolanaWallet, mint: string | undefined): Promise<bigint> {
   try {
-    if (!mint) return (await wallet.rpc.getBalance(wallet.address, { commitment: 'confirmed' }).send()).value;
-    const [ata] = await findAssociatedTokenPda({ owner: wallet.address, mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    const { value } = await wallet.rpc.getAccountInfo(ata, { encoding: 'base64', commitment: 'confirmed' }).send();
-    // An SPL token account: mint (32 bytes), owner (32), then the amount (u64 little-endian).
-    return value ? Buffer.from(value.data[0], 'base64').readBigUInt64LE(64) : 0n;
+    return await readBalance(wallet.rpc, wallet.address, mint);
   } catch (err) {
     throw new SwapError(`cannot read the balance on ${wallet.chainKey} (${(err as Error).message}): is npm start running?`);
   }

@@ -22,7 +22,6 @@ import {
   type LitecoinWallet,
 } from './swap-litecoin.ts';
 import {
-  LAMPORTS_PER_SIGNATURE,
   signAndSend,
   signedForRelayer,
   solanaBalance,
@@ -33,6 +32,7 @@ import {
   type DevnetSolanaUser,
   type SolanaWallet,
 } from './swap-solana.ts';
+import { LAMPORTS_PER_SIGNATURE } from '../chains/solana/localnet/fees.ts';
 
 export { SwapError };
 

@@ -13,7 +13,7 @@ import {
 } from 'viem';
 import { AppError, conflict, invalid } from '../../errors.ts';
 import { sourceTerms } from '../../orders/source-terms.ts';
-import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
+import { jobKey, liveActionJob, type RelayerAction } from '../../relayer/actions.ts';
 import { instantRefundOpen, mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
@@ -93,7 +93,7 @@ export class EvmClientActions implements ClientActions {
     });
     const initiator = getAddress(terms.initiator);
     await this.checkInitiatorSignature(asset, initiator, typedData, signature, "this order's typed data");
-    const existing = await this.existingJob(order.id, 'initiate');
+    const existing = await liveActionJob(this.db, order.id, 'initiate');
     if (existing) return existing;
     if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
       throw conflict(`order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
@@ -120,7 +120,7 @@ export class EvmClientActions implements ClientActions {
     if (createHash('sha256').update(Buffer.from(secret.slice(2), 'hex')).digest('hex') !== order.secretHash) {
       throw invalid("secret: its sha256 is not the order's secret_hash");
     }
-    const existing = await this.existingJob(order.id, 'redeem');
+    const existing = await liveActionJob(this.db, order.id, 'redeem');
     if (existing) return existing;
     const onChain = await this.htlcOrder(order.destination, asset);
     if (onChain.initiator === ZERO_ADDRESS) throw conflict(`order ${order.id}: the destination is not initiated on chain yet`);
@@ -135,7 +135,7 @@ export class EvmClientActions implements ClientActions {
 
   private async refund(order: OrderRecord): Promise<RelayerJob> {
     const asset = this.evmAsset(order.source);
-    const existing = await this.existingJob(order.id, 'refund');
+    const existing = await liveActionJob(this.db, order.id, 'refund');
     if (existing) return existing;
     const client = this.deps.client;
     const latest = await client.getBlockNumber();
@@ -158,7 +158,7 @@ export class EvmClientActions implements ClientActions {
     // The initiator's consent: its signature of Refund(orderId), as the solver gives the contract.
     const consent = hexField(body, 'signature', ANY_SIGNATURE, "must be the source initiator's EIP-712 signature of Refund(orderId) in hex");
     await this.checkInitiatorSignature(asset, getAddress(order.source.initiator), refund, consent, 'Refund(orderId) of this source');
-    const existing = await this.existingJob(order.id, 'instant-refund');
+    const existing = await liveActionJob(this.db, order.id, 'instant-refund');
     if (existing) return existing;
     const solver = this.deps.solverSigner;
     if (!solver) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${asset.chain.key}`);
@@ -221,12 +221,6 @@ export class EvmClientActions implements ClientActions {
       if (err instanceof AppError) throw err;
       throw new AppError('unavailable', `cannot read the HTLC on ${asset.chain.key}`, { cause: err });
     }
-  }
-
-  /** The job of an earlier request for this action, still live; a failed one is asked for again. */
-  private async existingJob(orderId: string, action: RelayerAction): Promise<RelayerJob | undefined> {
-    const job = await findJob(this.db, jobKey(orderId, action));
-    return job && job.status !== 'failed' ? job : undefined;
   }
 
   private async enqueue(order: OrderRecord, action: RelayerAction, asset: Asset, payload: JobPayload): Promise<RelayerJob> {

@@ -9,7 +9,7 @@ import {
 } from '@solana/kit';
 import { AppError, conflict, invalid } from '../../errors.ts';
 import { sourceTerms } from '../../orders/source-terms.ts';
-import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
+import { jobKey, liveActionJob, type RelayerAction } from '../../relayer/actions.ts';
 import { mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord } from '../../store/orders.ts';
@@ -72,7 +72,7 @@ export class SolanaClientActions implements ClientActions {
     }
     if (body.order_id !== undefined && body.order_id !== order.id) throw invalid("invalid body field 'order_id': is not this order's id");
     const signed = signedTransactionField(body);
-    const existing = await this.existingJob(order.id, 'initiate');
+    const existing = await liveActionJob(this.db, order.id, 'initiate');
     if (existing) return existing;
     await this.checkIsOrderInitiate(order, signed);
     if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
@@ -115,7 +115,7 @@ export class SolanaClientActions implements ClientActions {
     if (typeof secret !== 'string' || !HEX64.test(secret)) throw invalid("invalid body field 'secret': must be the 32-byte secret as 64 hex characters");
     const bytes = Buffer.from(secret.replace(/^0x/, ''), 'hex');
     if (createHash('sha256').update(bytes).digest('hex') !== order.secretHash) throw invalid("secret: its sha256 is not the order's secret_hash");
-    const existing = await this.existingJob(order.id, 'redeem');
+    const existing = await liveActionJob(this.db, order.id, 'redeem');
     if (existing) return existing;
     const onChain = await this.openSwap(order, side, 'destination');
     return this.enqueue(order, 'redeem', 'relayer', { ...this.ref(side, onChain), kind: 'redeem', redeemer: onChain.redeemer, secret: bytes.toString('hex') });
@@ -123,7 +123,7 @@ export class SolanaClientActions implements ClientActions {
 
   private async refund(order: OrderRecord): Promise<RelayerJob> {
     const side = solanaSide(this.registry, this.chain, order.source);
-    const existing = await this.existingJob(order.id, 'refund');
+    const existing = await liveActionJob(this.db, order.id, 'refund');
     if (existing) return existing;
     const [onChain, slot] = await Promise.all([this.openSwap(order, side, 'source'), this.read(() => this.deps.reader.slot())]);
     // The program refunds in a slot above the expiry slot; the transaction lands after the current one.
@@ -140,7 +140,7 @@ export class SolanaClientActions implements ClientActions {
    */
   private async instantRefund(order: OrderRecord): Promise<RelayerJob> {
     const side = solanaSide(this.registry, this.chain, order.source);
-    const existing = await this.existingJob(order.id, 'instant-refund');
+    const existing = await liveActionJob(this.db, order.id, 'instant-refund');
     if (existing) return existing;
     const solver = this.deps.solver;
     if (!solver) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${this.chain.key}`);
@@ -174,12 +174,6 @@ export class SolanaClientActions implements ClientActions {
     } catch (err) {
       throw new AppError('unavailable', `cannot read ${this.chain.key}`, { cause: err });
     }
-  }
-
-  /** The job of an earlier request for this action, still live; a failed one is asked for again. */
-  private async existingJob(orderId: string, action: RelayerAction): Promise<RelayerJob | undefined> {
-    const job = await findJob(this.db, jobKey(orderId, action));
-    return job && job.status !== 'failed' ? job : undefined;
   }
 
   private async enqueue(order: OrderRecord, action: RelayerAction, signer: JobSigner, payload: SolanaJobPayload): Promise<RelayerJob> {

@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import {
   appendTransactionMessageInstructions,
-  createKeyPairSignerFromPrivateKeyBytes,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
@@ -32,7 +30,7 @@ import { solanaSignerOfKey } from './keys.ts';
 import { solanaRpc } from './rpc.ts';
 import { startSolanaLocalnet, type SolanaLocalnet } from './localnet/index.ts';
 import { buildProgram, SOLANA_PROGRAMS, type SolanaProgramName } from './programs/build.ts';
-import { deployProgram, LOCALNET_PROGRAM_IDS, localnetProgramKeypair, programDataAddress, type DeployTransport } from './programs/deploy.ts';
+import { deployProgram, keypairOfSeed, LOCALNET_PROGRAM_IDS, localnetProgramKeypair, programDataAddress, type DeployTransport } from './programs/deploy.ts';
 
 /** solana-test-validator's port, where Solana clients look for a local chain. */
 const WELL_KNOWN_PORT = 8899;
@@ -50,8 +48,6 @@ export const LOCALNET_MINT_KEY_SEEDS: Readonly<Record<string, string>> = {
   usdc: 'hashlock localnet mint key v1: usdc',
   cbbtc: 'hashlock localnet mint key v1: cbbtc',
 };
-
-const keypairOfSeed = (seed: string) => createKeyPairSignerFromPrivateKeyBytes(createHash('sha256').update(seed).digest());
 
 /**
  * The Solana chain of `hashlock dev`: LiteSVM behind Solana's JSON-RPC (`localnet/`), a slot every

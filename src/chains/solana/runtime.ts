@@ -1,9 +1,9 @@
 import { type Address } from '@solana/kit';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Hex } from 'viem';
 import type { Worker } from '../../lease-loop.ts';
 import type { JobSigner } from '../../store/schema.ts';
 import type { ChainContext, ChainRuntime } from '../adapter.ts';
+import { solanaBalance } from './balances.ts';
 import { SolanaClientActions } from './client-actions.ts';
 import { solanaRpc } from './rpc.ts';
 import { SolanaChainReader } from './htlc-state.ts';
@@ -61,19 +61,10 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
         }
       : {}),
     async balances(party, assets) {
-      const owner = party as Address;
       const read = [];
       for (const asset of assets) {
-        if (asset.token.schema === 'solana:native') {
-          const { context, value } = await rpc.getBalance(owner, { commitment: 'confirmed' }).send();
-          read.push({ asset, balance: value, blockNumber: context.slot });
-          continue;
-        }
-        const [account] = await findAssociatedTokenPda({ owner, mint: asset.token.address as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-        const { value } = await rpc.getAccountInfo(account, { commitment: 'confirmed', encoding: 'base64' }).send();
-        // A token account that does not exist holds nothing; its balance is the u64 at offset 64.
-        const balance = value ? Buffer.from(value.data[0], 'base64').readBigUInt64LE(64) : 0n;
-        read.push({ asset, balance });
+        const mint = asset.token.schema === 'solana:native' ? undefined : asset.token.address;
+        read.push({ asset, balance: await solanaBalance(rpc, party as Address, mint) });
       }
       return read;
     },

@@ -198,6 +198,11 @@ export const LOCALNET_PROGRAM_IDS: Readonly<Record<SolanaProgramName, Address>> 
   spl_swaps: address('HSvrBfUC75yag4tFuSsBMSGirA7wqkWR7tP2QYGAPdNp'),
 };
 
-export async function localnetProgramKeypair(name: SolanaProgramName): Promise<KeyPairSigner> {
-  return createKeyPairSignerFromPrivateKeyBytes(sha256(new TextEncoder().encode(LOCALNET_PROGRAM_KEY_SEEDS[name])));
+/** A local keypair whose ed25519 private key is sha256(seed): anyone can derive it, so local use only. */
+export function keypairOfSeed(seed: string): Promise<KeyPairSigner> {
+  return createKeyPairSignerFromPrivateKeyBytes(sha256(new TextEncoder().encode(seed)));
+}
+
+export function localnetProgramKeypair(name: SolanaProgramName): Promise<KeyPairSigner> {
+  return keypairOfSeed(LOCALNET_PROGRAM_KEY_SEEDS[name]);
 }
