@@ -14,6 +14,7 @@ import * as m0008 from './migrations/0008_bitcoin_utxos.ts';
 import * as m0009 from './migrations/0009_job_signers.ts';
 import * as m0010 from './migrations/0010_signed_jobs.ts';
 import * as m0011 from './migrations/0011_instant_refund_consent.ts';
+import * as m0012 from './migrations/0012_order_events.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_job_signers': m0009,
   '0010_signed_jobs': m0010,
   '0011_instant_refund_consent': m0011,
+  '0012_order_events': m0012,
 };
 
 const TEXT_TYPES = {

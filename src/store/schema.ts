@@ -228,4 +228,22 @@ export interface Database {
   chain_heights: ChainHeightsTable;
   watcher_cursors: WatcherCursorsTable;
   watched_blocks: WatchedBlocksTable;
+  order_events: OrderEventsTable;
+  order_event_heads: OrderEventHeadsTable;
+}
+
+export interface OrderEventsTable {
+  id: Generated<string>;
+  order_id: string;
+  app_id: string;
+  status: string;
+  created_at: Timestamp;
+  /** The order as the order read showed it when the event was recorded. */
+  order_json: string;
+}
+
+export interface OrderEventHeadsTable {
+  order_id: string;
+  status: string;
+  event_id: Decimal;
 }

@@ -8,7 +8,7 @@ import { STATUS_FILTER_NAMES, statusFilterGroups, type StatusGroup } from '../..
 import { orderStatus } from '../../orders/status.ts';
 import { listOrderIds } from '../../store/order-list.ts';
 import type { ApiContext } from '../context.ts';
-import { orderJson } from '../order-json.ts';
+import { orderJson } from '../../orders/order-json.ts';
 import { errorResponses, Ok } from '../schemas.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -7,7 +7,7 @@ import { quoteInitiate, quoteStatus, quoteView, type QuoteStatus } from '../../o
 import { orderStatus } from '../../orders/status.ts';
 import type { OrderRecord } from '../../store/orders.ts';
 import type { ApiContext } from '../context.ts';
-import { orderJson } from '../order-json.ts';
+import { orderJson } from '../../orders/order-json.ts';
 import { errorResponses, HexId, Ok } from '../schemas.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

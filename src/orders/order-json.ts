@@ -1,5 +1,5 @@
-import { orderView } from '../orders/order-view.ts';
-import type { OrderStatus } from '../orders/status.ts';
+import { orderView } from './order-view.ts';
+import type { OrderStatus } from './status.ts';
 import type { OrderRecord } from '../store/orders.ts';
 
 /**
