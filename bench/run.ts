@@ -32,6 +32,7 @@ import { benchLitecoinSettlement } from './litecoin-settlement.ts';
 import { clangUnavailable } from '../src/chains/solana/programs/build.ts';
 import { benchSolanaWatcher } from './solana-watcher.ts';
 import { benchSolanaSettlement } from './solana-settlement.ts';
+import { benchEventStreams } from './event-streams.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -161,6 +162,7 @@ const rows = [];
 for (const kind of kinds) rows.push(...(await benchStore(kind, bareUrl)));
 console.table(rows);
 await bare.close();
+for (const kind of kinds) console.table(await benchEventStreams(kind));
 console.table(await benchSettlement());
 console.table(await benchSolverPass());
 if (findLitecoind()) {

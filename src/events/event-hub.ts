@@ -42,7 +42,7 @@ class Stream {
   ) {}
 
   /** Sends events in order, each once, through the scope's filter. */
-  send(event: OrderEvent, frame: string): void {
+  send(event: OrderEvent, frame: Buffer): void {
     const accept = 'appId' in this.scope ? this.scope.accept : undefined;
     if (!accept) return this.write(event, frame);
     this.queue = this.queue.then(async () => {
@@ -50,7 +50,7 @@ class Stream {
     }, () => undefined);
   }
 
-  write(event: OrderEvent, frame: string): void {
+  write(event: OrderEvent, frame: Buffer): void {
     const id = BigInt(event.id);
     if (id <= this.lastSent || this.res.destroyed) return;
     this.lastSent = id;
@@ -63,12 +63,12 @@ class Stream {
   }
 }
 
-/** The SSE frame of an event, built once however many streams carry it. */
-const frames = new WeakMap<OrderEvent, string>();
-function frameOf(event: OrderEvent): string {
+/** The SSE frame of an event, encoded once however many streams carry it. */
+const frames = new WeakMap<OrderEvent, Buffer>();
+function frameOf(event: OrderEvent): Buffer {
   let frame = frames.get(event);
   if (frame === undefined) {
-    frame = `id: ${event.id}\ndata: ${eventJson(event)}\n\n`;
+    frame = Buffer.from(`id: ${event.id}\ndata: ${eventJson(event)}\n\n`);
     frames.set(event, frame);
   }
   return frame;

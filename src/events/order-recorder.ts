@@ -1,6 +1,6 @@
+import { currentHeights } from '../orders/heights-cache.ts';
 import { orderJson } from '../orders/order-json.ts';
 import { orderStatus } from '../orders/status.ts';
-import { listChainHeights } from '../store/chain-heights.ts';
 import type { Db } from '../store/database.ts';
 import { appendOrderEvents, lockEventHeads, ordersMovedByTime, ordersToRecheck, type NewOrderEvent } from '../store/order-events.ts';
 import { findOrders } from '../store/orders.ts';
@@ -10,6 +10,8 @@ import type { OrderEvent } from './order-event.ts';
 export type AfterRecord = (trx: Db, events: readonly OrderEvent[]) => Promise<void>;
 
 const BATCH = 200;
+/** How often the recorder looks for orders that time or chain height alone has moved. */
+const SWEEP_MS = 1_000;
 
 /**
  * Turns order changes into the event log. Every change of an order notifies `order_changed` at
@@ -22,6 +24,7 @@ const BATCH = 200;
 export class OrderRecorder {
   private readonly changed = new Set<string>();
   private recheckAll = true;
+  private sweptAt = -Infinity;
 
   constructor(
     private readonly db: Db,
@@ -54,7 +57,11 @@ export class OrderRecorder {
     }
     const due = new Set(this.changed);
     this.changed.clear();
-    for (const id of await ordersMovedByTime(this.db, Math.floor(Date.now() / 1000), BATCH)) due.add(id);
+    // Time moves statuses in seconds; a tick woken by a change does not look again sooner.
+    if (Date.now() - this.sweptAt >= SWEEP_MS) {
+      this.sweptAt = Date.now();
+      for (const id of await ordersMovedByTime(this.db, Math.floor(Date.now() / 1000), BATCH)) due.add(id);
+    }
     const ids = [...due];
     try {
       for (let i = 0; i < ids.length; i += BATCH) {
@@ -69,7 +76,7 @@ export class OrderRecorder {
   }
 
   private async record(ids: readonly string[]): Promise<OrderEvent[]> {
-    const [orders, heights] = await Promise.all([findOrders(this.db, ids), listChainHeights(this.db)]);
+    const [orders, heights] = await Promise.all([findOrders(this.db, ids), currentHeights(this.db)]);
     const clock = { unixSeconds: Math.floor(Date.now() / 1000), heights };
     const current = orders.map((order) => ({ order, status: orderStatus(order, clock) }));
     return this.db.transaction().execute(async (trx) => {
