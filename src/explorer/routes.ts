@@ -24,6 +24,7 @@ const FILES = {
   page: { body: file('./page.html'), type: 'text/html; charset=utf-8' },
   script: { body: file('./explorer.js'), type: 'text/javascript; charset=utf-8' },
   style: { body: file('./explorer.css'), type: 'text/css; charset=utf-8' },
+  icon: { body: file('./icon.svg'), type: 'image/svg+xml; charset=utf-8' },
 };
 
 function sendFile(reply: FastifyReply, f: { body: string; type: string }) {
@@ -51,5 +52,6 @@ export function explorerRoutes(app: FastifyInstance, ctx: ApiContext): void {
   );
   app.get('/explorer/assets/explorer.js', hidden, async (_request, reply) => sendFile(reply, FILES.script));
   app.get('/explorer/assets/explorer.css', hidden, async (_request, reply) => sendFile(reply, FILES.style));
+  app.get('/explorer/assets/icon.svg', hidden, async (_request, reply) => sendFile(reply, FILES.icon));
   explorerApiRoutes(app, ctx);
 }

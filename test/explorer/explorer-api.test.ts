@@ -74,6 +74,7 @@ describeEachStore('explorer routes', (kind) => {
       [`/explorer/orders/${all[0]!.id}`, 'text/html'],
       ['/explorer/assets/explorer.js', 'text/javascript'],
       ['/explorer/assets/explorer.css', 'text/css'],
+      ['/explorer/assets/icon.svg', 'image/svg+xml'],
     ] as const) {
       const res = await get(url);
       assert.equal(res.status, 200, url);
