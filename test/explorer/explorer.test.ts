@@ -24,6 +24,21 @@ const EVM = ['ethereum_localnet', 'arbitrum_localnet'];
 const AMOUNT = 100_000n;
 const SCREENSHOT = new URL('../../docs/explorer.png', import.meta.url);
 
+/**
+ * Run in the page (as text: tsx's helpers, which a compiled function would call, do not exist there):
+ * a marker only this document holds, and the list of every status the page has shown.
+ */
+const WATCH_STATUS = `(() => {
+  window.explorerMarker = 'the same document';
+  window.shown = [];
+  const note = () => {
+    const status = document.querySelector('.status-line .badge')?.getAttribute('data-status');
+    if (status && window.shown.at(-1) !== status) window.shown.push(status);
+  };
+  note();
+  new MutationObserver(note).observe(document.getElementById('view'), { childList: true, subtree: true });
+})()`;
+
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
   if (process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`);
@@ -125,18 +140,7 @@ describe('the explorer in Chromium', { skip: hasChromium ? false : `${CHROMIUM} 
     assert.equal(await page.locator('[data-field="source-amount"]').textContent(), '0.001 WBTC');
 
     // A marker that only this document holds, and a record of every status the page shows.
-    await page.evaluate(() => {
-      // This runs in the page (no DOM types in the tests' build).
-      const w = globalThis as any;
-      w.explorerMarker = 'the same document';
-      w.shown = [];
-      const note = () => {
-        const status = w.document.querySelector('.status-line .badge')?.getAttribute('data-status');
-        if (status && w.shown.at(-1) !== status) w.shown.push(status);
-      };
-      note();
-      new w.MutationObserver(note).observe(w.document.getElementById('view'), { childList: true, subtree: true });
-    });
+    await page.evaluate(WATCH_STATUS);
 
     await initiate(created);
     await page.locator('.status-line .badge[data-status="completed"]').waitFor({ timeout: 120_000 });
