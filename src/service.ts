@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainContext, ChainRuntime } from './chains/adapter.ts';
 import { chainAdapter } from './chains/adapters.ts';
+import { OrderRecorder } from './events/order-recorder.ts';
 import { Solver } from './solver/solver.ts';
 import { runWorker, type LeasedLoop } from './lease-loop.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
@@ -112,8 +113,22 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     }
     stoppers.push(await store.listen('job_queued', { message: (name) => byJob.get(name)?.wake(), connected: () => undefined }));
 
-    // The solver this instance's key is, one instance per solver. It runs whenever an order changes
-    // (every swap update notifies `order_changed`), and once a second regardless.
+    // The order event log (one instance records, under its lease) and the solver this instance's key
+    // is (one instance per solver) both run whenever an order changes: every write of an order, its
+    // swaps or fees notifies `order_changed` at commit.
+    const recorder = new OrderRecorder(store.db);
+    const recorderLoop = runWorker(
+      store.db,
+      { lease: 'order-events', intervalMs: 1_000, tick: async (signal) => void (await recorder.tick(signal)) },
+      { holder: instance, onError: (err) => api.log.error({ err }, 'recording order events failed') },
+    );
+    stoppers.push(() => recorderLoop.stop());
+    const onOrderChanged: Array<(orderId: string) => void> = [
+      (orderId) => {
+        recorder.touch(orderId);
+        recorderLoop.wake();
+      },
+    ];
     const solverChains = [...runtimes.values()].flatMap((r) => (r.solver ? [r.solver] : []));
     const ownSolver = findOwnSolver(config, registry);
     if (ownSolver && solverChains.length > 0) {
@@ -133,13 +148,21 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         { holder: instance, onError: (err) => api.log.error({ err }, 'solver pass failed') },
       );
       stoppers.push(() => loop.stop());
-      // A pass looks first at the orders that changed.
-      const onChange = (orderId: string) => {
+      // A pass looks first at the orders that changed, and once a second regardless.
+      onOrderChanged.push((orderId) => {
         solver.touch(orderId);
         loop.wake();
-      };
-      stoppers.push(await store.listen('order_changed', { message: onChange, connected: () => undefined }));
+      });
     }
+    stoppers.push(
+      await store.listen('order_changed', {
+        message: (orderId) => onOrderChanged.forEach((handle) => handle(orderId)),
+        // Changes made while not listening are found by a recheck of every order not yet final.
+        connected: (isConnected) => {
+          if (isConnected) recorder.recheck();
+        },
+      }),
+    );
     stoppers.push(
       every(10_000, async () => {
         try {

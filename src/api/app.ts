@@ -6,6 +6,7 @@ import type { ClaimSigner } from '../affiliates/claims.ts';
 import type { ChainSigningOptions } from '../chains/chain-access.ts';
 import type { Registry } from '../chains/registry.ts';
 import { OrderCreator } from '../orders/create-order.ts';
+import { EventHub, type EventHubOptions } from '../events/event-hub.ts';
 import { OrderCache } from '../orders/order-cache.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
 import type { SolverConfig } from '../config/service-config.ts';
@@ -22,6 +23,7 @@ import { handleClientError, handleError, handleFrameworkError, handleNotFound } 
 import { registerRateLimits, type RateLimits } from './rate-limit.ts';
 import { registerMetrics } from './metrics.ts';
 import { earningsRoutes } from './routes/earnings.ts';
+import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { liquidityRoutes } from './routes/liquidity.ts';
 import { orderListRoutes } from './routes/order-list.ts';
@@ -60,6 +62,8 @@ export interface ApiOptions {
   authCacheMs?: number;
   /** Safety bound on how long an order may stay in the read cache (0: no cache). */
   orderCacheMs?: number;
+  /** Order event streams: heartbeat, limits. */
+  eventStreams?: EventHubOptions;
   /** Request limits per app and per client address; none without it. */
   rateLimits?: RateLimits;
   /** Which proxies' X-Forwarded-For names the client address (Fastify's trustProxy). */
@@ -104,12 +108,17 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const routePolicy = options.routePolicy ?? RoutePolicy.open();
   const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset), routePolicy);
   app.addHook('onClose', stopOrderCache);
+  const events = new EventHub(db, { log: app.log, ...options.eventStreams });
+  const stopEvents = await events.start(options.store);
+  // Streams end before the server closes, which waits for every open connection.
+  app.addHook('preClose', stopEvents);
   const ctx: ApiContext = {
     db,
     registry: options.registry,
     prices: options.prices,
     auth,
     orders,
+    events,
     quoter,
     routePolicy,
     ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
@@ -168,6 +177,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   policyRoutes(app, ctx);
   orderRoutes(app, ctx);
   orderListRoutes(app, ctx);
+  eventRoutes(app, ctx);
   quoteRoutes(app, ctx);
   createOrderRoutes(app, ctx);
   orderActionRoutes(app, ctx);

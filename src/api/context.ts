@@ -9,6 +9,7 @@ import type { OrderCache } from '../orders/order-cache.ts';
 import type { OrderActions } from '../relayer/order-actions.ts';
 import type { Db } from '../store/database.ts';
 import type { ApiKeyAuth } from './auth.ts';
+import type { EventHub } from '../events/event-hub.ts';
 
 /** What the routes need, built once per API instance. */
 export interface ApiContext {
@@ -17,6 +18,8 @@ export interface ApiContext {
   prices: PriceSource;
   auth: ApiKeyAuth;
   orders: OrderCache;
+  /** Order event streams (Server-Sent Events). */
+  events: EventHub;
   quoter: Quoter;
   routePolicy: RoutePolicy;
   orderCreator: OrderCreator;

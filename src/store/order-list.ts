@@ -21,6 +21,8 @@ export interface OrderListQuery {
   toChain?: string | undefined;
   solverId?: string | undefined;
   integrator?: string | undefined;
+  /** Only these orders. */
+  orderIds?: readonly string[] | undefined;
   /** Orders in any of these groups; none or empty: every order. */
   statusGroups?: readonly StatusGroup[] | undefined;
   /** The clock the deadline-based groups are judged by. */
@@ -85,6 +87,7 @@ function conditions(q: OrderListQuery): RawBuilder<unknown>[] {
       union all select order_id from swaps where ${partyIn('redeemer', a)}
       union all select order_id from swaps where ${partyIn('delegate', a)} and delegate <> '')`);
   }
+  if (q.orderIds !== undefined) where.push(q.orderIds.length === 0 ? sql`false` : sql`o.id in (${list(q.orderIds)})`);
   if (q.fromOwner !== undefined) where.push(partyIn('s.initiator', q.fromOwner));
   if (q.toOwner !== undefined) where.push(partyIn('d.redeemer', q.toOwner));
   if (q.txHash !== undefined) {

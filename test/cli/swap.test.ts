@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { envFor, runHashlock, startHashlockDev, type RunningDev } from '../helpers/hashlock-cli.ts';
+import { SseClient, type SseEvent } from '../helpers/sse.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { bitcoinRpcFor } from '../../src/chains/bitcoin/rpc.ts';
 import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
@@ -54,10 +55,65 @@ function assertCompleted(res: { code: number | null; stdout: string; stderr: str
   assert.ok(printed(res.stdout, 'after', from) <= printed(res.stdout, 'before', from) - amount, 'the user paid the source amount');
 }
 
-test('hashlock swap: WBTC ethereum_localnet -> arbitrum_localnet with a gasless initiate completes', async () => {
+/**
+ * Follows the app's event stream while a swap runs: the first order it shows gets two streams of
+ * its own, one kept open and one that drops after two events and resumes with Last-Event-ID.
+ */
+async function followSwapEvents() {
+  const devnet = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8')) as { api_url: string; app_key: string };
+  const headers = { 'service-app-id': devnet.app_key };
+  let kept: SseClient | undefined;
+  let dropped: SseClient | undefined;
+  let resumed: SseClient | undefined;
+  const opened = new Promise<void>((resolve, reject) => {
+    const onAppEvent = (event: SseEvent) => {
+      if (kept) return;
+      const url = `${devnet.api_url}/v2/orders/${(JSON.parse(event.data) as { order_id: string }).order_id}/events`;
+      kept = {} as SseClient; // claimed
+      Promise.all([SseClient.open(url, headers), SseClient.open(url, headers)]).then(async ([k, d]) => {
+        kept = k;
+        dropped = d;
+        await d.until(() => d.events.length >= 2, 60_000, 'two events');
+        d.close();
+        resumed = await SseClient.open(url, { ...headers, 'last-event-id': d.events[1]!.id! });
+        resolve();
+      }, reject);
+    };
+    void SseClient.open(`${devnet.api_url}/v2/events`, headers, onAppEvent).then((app) => (appStream = app));
+  });
+  let appStream: SseClient | undefined;
+  while (!appStream) await new Promise((r) => setTimeout(r, 20));
+  return {
+    /** Once the swap completed: every stream's statuses. */
+    finish: async () => {
+      await opened;
+      const done = (c: SseClient) => c.data().some((e) => e.status === 'completed');
+      await kept!.until(() => done(kept!), 30_000, 'completed on the order stream');
+      await resumed!.until(() => done(resumed!), 30_000, 'completed on the resumed stream');
+      const statuses = (c: SseClient) => c.data().map((e) => e.status);
+      const result = { kept: statuses(kept!), dropped: statuses(dropped!), resumed: statuses(resumed!), app: appStream!.data().filter((e) => e.order_id === kept!.data()[0]!.order_id).map((e) => e.status) };
+      for (const c of [kept!, resumed!, appStream!]) c.close();
+      return result;
+    },
+  };
+}
+
+test('hashlock swap: WBTC ethereum_localnet -> arbitrum_localnet with a gasless initiate completes, its event stream showing each status once', async () => {
   const amount = 100_000n;
+  const events = await followSwapEvents();
   const res = await run(['swap', '--from', 'ethereum_localnet:wbtc', '--to', 'arbitrum_localnet:wbtc', '--amount', amount.toString()], envFor(dataDir));
   assertCompleted(res, 'ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc', amount);
+  const streamed = await events.finish();
+  assert.equal(streamed.kept[0], 'created', streamed.kept.join(' '));
+  assert.equal(streamed.kept.at(-1), 'completed');
+  assert.equal(new Set(streamed.kept).size, streamed.kept.length, `each status once: ${streamed.kept.join(' ')}`);
+  const order = ['created', 'initiate_detected', 'initiated', 'awaiting_redeem', 'redeem_detected', 'redeemed', 'completed'];
+  assert.deepEqual(streamed.kept, order.filter((s) => streamed.kept.includes(s)), 'in the order of the swap');
+  for (const s of ['initiated', 'awaiting_redeem']) assert.ok(streamed.kept.includes(s), `${s} is streamed: ${streamed.kept.join(' ')}`);
+  const printedStatuses = [...res.stdout.matchAll(/^\s*\[\s*[\d.]+ s\] (\w+)$/gm)].map((m) => m[1]!);
+  assert.ok(printedStatuses.every((s) => streamed.kept.includes(s)), `every status the client saw by polling is streamed: ${printedStatuses.join(' ')}`);
+  assert.deepEqual([...streamed.dropped.slice(0, 2), ...streamed.resumed], streamed.kept, 'the reconnect with Last-Event-ID missed nothing and repeated nothing');
+  assert.deepEqual(streamed.app, streamed.kept, "the app's stream shows the same changes");
   assert.match(res.stdout, /initiate \(gasless, relayed\): 0x[0-9a-f]{64}/);
   // An ERC-20 source costs the user exactly the amount in that token (gas is paid in ether).
   assert.equal(printed(res.stdout, 'before', 'ethereum_localnet:wbtc') - printed(res.stdout, 'after', 'ethereum_localnet:wbtc'), amount);

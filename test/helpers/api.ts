@@ -24,7 +24,7 @@ export interface TestApi {
 export async function openTestApi(
   kind: StoreKind,
   registryPath = LOCALNET_REGISTRY_PATH,
-  options: Pick<ApiOptions, 'rateLimits' | 'trustProxy' | 'routePolicy'> = {},
+  options: Pick<ApiOptions, 'rateLimits' | 'trustProxy' | 'routePolicy' | 'eventStreams'> = {},
 ): Promise<TestApi> {
   const store = await openTestStore(kind);
   const registry = loadRegistry(registryPath);

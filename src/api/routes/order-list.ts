@@ -6,7 +6,7 @@ import { invalid, shown } from '../../errors.ts';
 import { currentHeights } from '../../orders/heights-cache.ts';
 import { STATUS_FILTER_NAMES, statusFilterGroups, type StatusGroup } from '../../orders/status-groups.ts';
 import { orderStatus } from '../../orders/status.ts';
-import { listOrderIds } from '../../store/order-list.ts';
+import { listOrderIds, type OrderListQuery } from '../../store/order-list.ts';
 import type { ApiContext } from '../context.ts';
 import { orderJson } from '../../orders/order-json.ts';
 import { errorResponses, Ok } from '../schemas.ts';
@@ -25,17 +25,22 @@ const Filter = (description: string) =>
     }),
   );
 
+/** The order list's filters, which the app's event stream takes too. */
+export const ORDER_FILTERS = {
+  address: Filter('Initiator, redeemer or delegate of either swap, compared as its chain compares addresses'),
+  from_owner: Filter("The source swap's initiator, compared as its chain compares addresses"),
+  to_owner: Filter("The destination swap's redeemer, compared as its chain compares addresses"),
+  tx_hash: Filter('Any initiate, redeem or refund transaction hash of either swap, compared as its chain compares them'),
+  from_chain: Filter('Source chain key'),
+  to_chain: Filter('Destination chain key'),
+  solver_id: Filter('The solver serving the order (exact)'),
+  integrator: Filter("The integrator named in the order (the creating app's name, exact)"),
+  status: Filter(`Comma-separated status groups: ${STATUS_FILTER_NAMES.join(', ')}`),
+};
+
 const ListQuery = Type.Object(
   {
-    address: Filter('Initiator, redeemer or delegate of either swap, compared as its chain compares addresses'),
-    from_owner: Filter("The source swap's initiator, compared as its chain compares addresses"),
-    to_owner: Filter("The destination swap's redeemer, compared as its chain compares addresses"),
-    tx_hash: Filter('Any initiate, redeem or refund transaction hash of either swap, compared as its chain compares them'),
-    from_chain: Filter('Source chain key'),
-    to_chain: Filter('Destination chain key'),
-    solver_id: Filter('The solver serving the order (exact)'),
-    integrator: Filter("The integrator named in the order (the creating app's name, exact)"),
-    status: Filter(`Comma-separated status groups: ${STATUS_FILTER_NAMES.join(', ')}`),
+    ...ORDER_FILTERS,
     page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' }),
     per_page: Type.Integer({ minimum: 1, maximum: 500, default: 10, description: 'Orders per page' }),
   },
@@ -61,9 +66,29 @@ function statusGroups(value: string | undefined): StatusGroup[] | undefined {
   return [...new Set(names.flatMap((g) => statusFilterGroups(g)!))];
 }
 
+export type OrderFilterQuery = { [K in keyof typeof ORDER_FILTERS]?: string };
+
+/** The filters of a query, checked and in the store's terms (every chain's keys for an address or hash). */
+export function orderFilters(
+  registry: Registry,
+  q: OrderFilterQuery,
+): Omit<OrderListQuery, 'appId' | 'nowUnix' | 'page' | 'perPage'> {
+  const parties = (value: string | undefined) => (value === undefined ? undefined : partyMatchKeys(registry.chains, value));
+  return {
+    address: parties(q.address),
+    fromOwner: parties(q.from_owner),
+    toOwner: parties(q.to_owner),
+    txHash: q.tx_hash === undefined ? undefined : txHashMatchKeys(registry.chains, q.tx_hash),
+    fromChain: chainKey(registry, 'from_chain', q.from_chain),
+    toChain: chainKey(registry, 'to_chain', q.to_chain),
+    solverId: q.solver_id,
+    integrator: q.integrator,
+    statusGroups: statusGroups(q.status),
+  };
+}
+
 export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const { db, registry, auth, orders } = ctx;
-  const parties = (value: string | undefined) => (value === undefined ? undefined : partyMatchKeys(registry.chains, value));
 
   app.get<{ Querystring: ListQuery }>(
     '/v2/orders',
@@ -86,16 +111,8 @@ export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const q = request.query;
       const now = { unixSeconds: Math.floor(Date.now() / 1000), heights: await currentHeights(db) };
       const { ids, total } = await listOrderIds(db, {
+        ...orderFilters(registry, q),
         appId: request.app!.id,
-        address: parties(q.address),
-        fromOwner: parties(q.from_owner),
-        toOwner: parties(q.to_owner),
-        txHash: q.tx_hash === undefined ? undefined : txHashMatchKeys(registry.chains, q.tx_hash),
-        fromChain: chainKey(registry, 'from_chain', q.from_chain),
-        toChain: chainKey(registry, 'to_chain', q.to_chain),
-        solverId: q.solver_id,
-        integrator: q.integrator,
-        statusGroups: statusGroups(q.status),
         nowUnix: now.unixSeconds,
         page: q.page,
         perPage: q.per_page,

@@ -1,0 +1,77 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../errors.ts';
+import type { OrderEvent } from '../../events/order-event.ts';
+import { statusGroup } from '../../orders/status-groups.ts';
+import { listOrderIds } from '../../store/order-list.ts';
+import type { ApiContext } from '../context.ts';
+import { errorResponses, HexId } from '../schemas.ts';
+import { ORDER_FILTERS, orderFilters, type OrderFilterQuery } from './order-list.ts';
+
+const ResumeQuery = {
+  last_event_id: Type.Optional(
+    Type.String({ pattern: '^[0-9]{1,19}$', description: 'Resume after this event, for clients that cannot send the Last-Event-ID header' }),
+  ),
+};
+
+const STREAM_DESCRIPTION =
+  'Server-Sent Events (text/event-stream). Each event is one change of an order\'s status: `id` is the event id and ' +
+  '`data` is `{"id","type":"order.status","order_id","status","created_at","order"}`, the order as `GET /v2/orders/{id}` ' +
+  'showed it then. Send `Last-Event-ID` (or `last_event_id`) to resume after an event; nothing recorded since is ' +
+  'missed. A comment line (`: heartbeat`) is sent every 15 s while the stream is idle.';
+
+const streamResponse = { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+
+export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const { db, registry, auth, orders, events } = ctx;
+
+  app.get<{ Params: { order: string } }>(
+    '/v2/orders/:order/events',
+    {
+      onRequest: auth.onRequest,
+      schema: {
+        summary: "Stream an order's events",
+        description: `${STREAM_DESCRIPTION} The stream starts with the order's history (after Last-Event-ID when given).`,
+        tags: ['events'],
+        params: Type.Object({ order: HexId }),
+        querystring: Type.Object(ResumeQuery, { additionalProperties: false }),
+        produces: ['text/event-stream'],
+        response: { 200: streamResponse, ...errorResponses(400, 401, 404, 503) },
+      },
+    },
+    async (request, reply) => {
+      const orderId = request.params.order.toLowerCase();
+      if (!(await orders.get(orderId))) throw notFound(`order ${orderId} not found`);
+      await events.serveStream(request, reply, { orderId });
+    },
+  );
+
+  app.get<{ Querystring: OrderFilterQuery & { last_event_id?: string } }>(
+    '/v2/events',
+    {
+      onRequest: auth.onRequest,
+      schema: {
+        summary: "Stream the events of the calling app's orders",
+        description: `${STREAM_DESCRIPTION} New events only, or those after Last-Event-ID; the filters are the order list's.`,
+        tags: ['events'],
+        querystring: Type.Object({ ...ORDER_FILTERS, ...ResumeQuery }, { additionalProperties: false }),
+        produces: ['text/event-stream'],
+        response: { 200: streamResponse, ...errorResponses(400, 401, 503) },
+      },
+    },
+    async (request, reply) => {
+      const appId = request.app!.id;
+      const { statusGroups, ...rest } = orderFilters(registry, request.query);
+      const queried = Object.values(rest).some((v) => v !== undefined);
+      // The status filter is the event's status; the others are the order list's query for this one order.
+      const accept = async (event: OrderEvent): Promise<boolean> => {
+        if (statusGroups && !statusGroups.includes(statusGroup(event.status))) return false;
+        if (!queried) return true;
+        const nowUnix = Math.floor(Date.now() / 1000);
+        const { total } = await listOrderIds(db, { ...rest, appId, orderIds: [event.orderId], nowUnix, page: 1, perPage: 1 });
+        return total > 0;
+      };
+      await events.serveStream(request, reply, statusGroups || queried ? { appId, accept } : { appId });
+    },
+  );
+}

@@ -1,0 +1,254 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, invalid } from '../errors.ts';
+import type { Db, Store } from '../store/database.ts';
+import { eventsAfter, latestEventId } from '../store/order-events.ts';
+import { eventJson, ORDER_EVENT_CHANNEL, type OrderEvent } from './order-event.ts';
+
+/** Which events a stream carries. */
+export type StreamScope =
+  /** One order's: its whole history first (or what follows `Last-Event-ID`), then each new one. */
+  | { orderId: string }
+  /** The app's orders' new events (after `Last-Event-ID` when given), those `accept` lets through. */
+  | { appId: string; accept?: (event: OrderEvent) => boolean | Promise<boolean> }
+  /** Every order's new events (after `Last-Event-ID` when given). */
+  | { all: true };
+
+export interface EventHubOptions {
+  /** How often an idle stream gets a comment line, so proxies keep it open. */
+  heartbeatMs?: number;
+  /** Open streams this instance accepts; more get 503. */
+  maxStreams?: number;
+  /** A stream whose client has not read this much is closed (it resumes with Last-Event-ID). */
+  maxUnreadBytes?: number;
+  log?: FastifyBaseLogger;
+}
+
+const PAGE = 500;
+/** How often the log is read even without a notification (a lost one only delays an event). */
+const SAFETY_PULL_MS = 5_000;
+const LAST_EVENT_ID = /^\d{1,19}$/;
+
+class Stream {
+  lastSent = 0n;
+  /** Live events that arrive while the backlog is written; null once it is. */
+  held: OrderEvent[] | null = [];
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly scope: StreamScope,
+    private readonly maxUnreadBytes: number,
+  ) {}
+
+  /** Sends events in order, each once, through the scope's filter. */
+  send(event: OrderEvent, frame: string): void {
+    const accept = 'appId' in this.scope ? this.scope.accept : undefined;
+    if (!accept) return this.write(event, frame);
+    this.queue = this.queue.then(async () => {
+      if (await accept(event)) this.write(event, frame);
+    }, () => undefined);
+  }
+
+  write(event: OrderEvent, frame: string): void {
+    const id = BigInt(event.id);
+    if (id <= this.lastSent || this.res.destroyed) return;
+    this.lastSent = id;
+    this.res.write(frame);
+    if (this.res.writableLength > this.maxUnreadBytes) this.res.destroy();
+  }
+
+  settled(): Promise<void> {
+    return this.queue;
+  }
+}
+
+/** The SSE frame of an event, built once however many streams carry it. */
+const frames = new WeakMap<OrderEvent, string>();
+function frameOf(event: OrderEvent): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = `id: ${event.id}\ndata: ${eventJson(event)}\n\n`;
+    frames.set(event, frame);
+  }
+  return frame;
+}
+
+/**
+ * Serves order events as Server-Sent Events. The hub follows the event log (src/events/order-recorder.ts
+ * appends it, from whichever instance): each `order_event` notification makes it read the new events
+ * once, and it hands each to the streams that want it. A stream resumes from `Last-Event-ID`
+ * because the log keeps every event.
+ */
+export class EventHub {
+  private lastId = 0n;
+  private readonly streams = new Set<Stream>();
+  private readonly byOrder = new Map<string, Set<Stream>>();
+  private readonly byApp = new Map<string, Set<Stream>>();
+  private readonly everyOrder = new Set<Stream>();
+  private pulling: Promise<void> | undefined;
+  private pullAgain = false;
+  private readonly heartbeatMs: number;
+  private readonly maxStreams: number;
+  private readonly maxUnreadBytes: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: EventHubOptions = {},
+  ) {
+    this.heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.maxStreams = options.maxStreams ?? 10_000;
+    this.maxUnreadBytes = options.maxUnreadBytes ?? 1024 * 1024;
+  }
+
+  /** Follows the log from its current end; returns the function that stops it and ends every stream. */
+  async start(store: Store): Promise<() => Promise<void>> {
+    this.lastId = BigInt(await latestEventId(this.db));
+    const unlisten = await store.listen(ORDER_EVENT_CHANNEL, {
+      message: () => this.pull(),
+      connected: (isConnected) => {
+        if (isConnected) this.pull();
+      },
+    });
+    const heartbeat = setInterval(() => {
+      for (const stream of this.streams) if (!stream.res.destroyed) stream.res.write(': heartbeat\n\n');
+    }, this.heartbeatMs);
+    const safety = setInterval(() => this.pull(), SAFETY_PULL_MS);
+    heartbeat.unref();
+    safety.unref();
+    return async () => {
+      clearInterval(heartbeat);
+      clearInterval(safety);
+      await unlisten();
+      for (const stream of this.streams) stream.res.end();
+      await this.pulling;
+    };
+  }
+
+  /** Open streams on this instance. */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  /**
+   * Answers the request with a stream of `scope`'s events. `Last-Event-ID` (header, or the
+   * `last_event_id` query parameter for clients that cannot set headers) resumes after that event.
+   */
+  async serveStream(request: FastifyRequest, reply: FastifyReply, scope: StreamScope): Promise<void> {
+    const lastEventId = lastEventIdOf(request);
+    if (this.streams.size >= this.maxStreams) throw new AppError('unavailable', 'too many open event streams on this instance; retry later');
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
+    });
+    res.write('retry: 2000\n\n');
+    const stream = new Stream(res, scope, this.maxUnreadBytes);
+    this.add(stream);
+    res.on('close', () => this.remove(stream));
+    try {
+      await this.sendBacklog(stream, lastEventId);
+    } catch (err) {
+      this.options.log?.warn({ err }, 'reading an event stream backlog failed');
+      res.destroy();
+      return;
+    }
+    const held = stream.held ?? [];
+    stream.held = null;
+    for (const event of held) stream.send(event, frameOf(event));
+  }
+
+  private async sendBacklog(stream: Stream, lastEventId: string | undefined): Promise<void> {
+    const scope = stream.scope;
+    if (!('orderId' in scope) && lastEventId === undefined) return;
+    let afterId = lastEventId ?? '0';
+    for (;;) {
+      const events = await eventsAfter(this.db, {
+        afterId,
+        limit: PAGE,
+        ...('orderId' in scope ? { orderId: scope.orderId } : {}),
+        ...('appId' in scope ? { appId: scope.appId } : {}),
+      });
+      for (const event of events) stream.send(event, frameOf(event));
+      await stream.settled();
+      if (events.length < PAGE || stream.res.destroyed) return;
+      afterId = events.at(-1)!.id;
+    }
+  }
+
+  private add(stream: Stream): void {
+    this.streams.add(stream);
+    const scope = stream.scope;
+    if ('orderId' in scope) setOf(this.byOrder, scope.orderId).add(stream);
+    else if ('appId' in scope) setOf(this.byApp, scope.appId).add(stream);
+    else this.everyOrder.add(stream);
+  }
+
+  private remove(stream: Stream): void {
+    this.streams.delete(stream);
+    const scope = stream.scope;
+    if ('orderId' in scope) unsetOf(this.byOrder, scope.orderId, stream);
+    else if ('appId' in scope) unsetOf(this.byApp, scope.appId, stream);
+    else this.everyOrder.delete(stream);
+  }
+
+  /** Reads the events recorded since the last read and hands them out; notifications coalesce. */
+  private pull(): void {
+    if (this.pulling) {
+      this.pullAgain = true;
+      return;
+    }
+    this.pulling = (async () => {
+      do {
+        this.pullAgain = false;
+        for (;;) {
+          const events = await eventsAfter(this.db, { afterId: this.lastId.toString(), limit: PAGE });
+          if (events.length === 0) break;
+          this.lastId = BigInt(events.at(-1)!.id);
+          for (const event of events) this.dispatch(event);
+          if (events.length < PAGE) break;
+        }
+      } while (this.pullAgain);
+    })()
+      .catch((err: unknown) => this.options.log?.warn({ err }, 'reading new order events failed; the next notification retries'))
+      .finally(() => {
+        this.pulling = undefined;
+      });
+  }
+
+  private dispatch(event: OrderEvent): void {
+    const frame = frameOf(event);
+    const deliver = (stream: Stream) => {
+      if (stream.held) stream.held.push(event);
+      else stream.send(event, frame);
+    };
+    this.byOrder.get(event.orderId)?.forEach(deliver);
+    this.byApp.get(event.appId)?.forEach(deliver);
+    this.everyOrder.forEach(deliver);
+  }
+}
+
+function lastEventIdOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['last-event-id'];
+  const query = (request.query as { last_event_id?: unknown } | undefined)?.last_event_id;
+  const [name, value] = header !== undefined ? ['Last-Event-ID header', header] : ['last_event_id', query];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !LAST_EVENT_ID.test(value)) throw invalid(`invalid ${name}: must be an event id (digits)`);
+  return value;
+}
+
+function setOf<K, V>(map: Map<K, Set<V>>, key: K): Set<V> {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  return set;
+}
+
+function unsetOf<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(value);
+  if (set.size === 0) map.delete(key);
+}

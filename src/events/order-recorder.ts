@@ -1,0 +1,85 @@
+import { orderJson } from '../orders/order-json.ts';
+import { orderStatus } from '../orders/status.ts';
+import { listChainHeights } from '../store/chain-heights.ts';
+import type { Db } from '../store/database.ts';
+import { appendOrderEvents, lockEventHeads, ordersMovedByTime, ordersToRecheck, type NewOrderEvent } from '../store/order-events.ts';
+import { findOrders } from '../store/orders.ts';
+import type { OrderEvent } from './order-event.ts';
+
+/** Work done in the recording transaction with the events it appends (the webhook outbox). */
+export type AfterRecord = (trx: Db, events: readonly OrderEvent[]) => Promise<void>;
+
+const BATCH = 200;
+
+/**
+ * Turns order changes into the event log. Every change of an order notifies `order_changed` at
+ * commit; the recorder (one instance at a time, under its lease) reads the changed orders, derives
+ * their statuses as the order read does, and appends an event for each whose status differs from
+ * the last one recorded. Time alone moves some statuses (a deadline or timelock running out), so
+ * each tick also looks for those. After a start or a lost listener it rechecks every order that is
+ * not final, since notifications may have been missed.
+ */
+export class OrderRecorder {
+  private readonly changed = new Set<string>();
+  private recheckAll = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly afterRecord: readonly AfterRecord[] = [],
+  ) {}
+
+  /** An order changed (its `order_changed` notification). */
+  touch(orderId: string): void {
+    this.changed.add(orderId);
+  }
+
+  /** Notifications may have been missed: the next tick rechecks every order that is not final. */
+  recheck(): void {
+    this.recheckAll = true;
+  }
+
+  /** Records what changed since the last tick; returns the events appended. */
+  async tick(signal?: AbortSignal): Promise<OrderEvent[]> {
+    const recorded: OrderEvent[] = [];
+    if (this.recheckAll) {
+      this.recheckAll = false;
+      let after = '';
+      for (;;) {
+        signal?.throwIfAborted();
+        const ids = await ordersToRecheck(this.db, after, BATCH);
+        if (ids.length === 0) break;
+        recorded.push(...(await this.record(ids)));
+        after = ids.at(-1)!;
+      }
+    }
+    const due = new Set(this.changed);
+    this.changed.clear();
+    for (const id of await ordersMovedByTime(this.db, Math.floor(Date.now() / 1000), BATCH)) due.add(id);
+    const ids = [...due];
+    try {
+      for (let i = 0; i < ids.length; i += BATCH) {
+        signal?.throwIfAborted();
+        recorded.push(...(await this.record(ids.slice(i, i + BATCH))));
+      }
+    } catch (err) {
+      for (const id of ids) this.changed.add(id);
+      throw err;
+    }
+    return recorded;
+  }
+
+  private async record(ids: readonly string[]): Promise<OrderEvent[]> {
+    const [orders, heights] = await Promise.all([findOrders(this.db, ids), listChainHeights(this.db)]);
+    const clock = { unixSeconds: Math.floor(Date.now() / 1000), heights };
+    const current = orders.map((order) => ({ order, status: orderStatus(order, clock) }));
+    return this.db.transaction().execute(async (trx) => {
+      const heads = await lockEventHeads(trx, ids);
+      const events: NewOrderEvent[] = current
+        .filter(({ order, status }) => heads.get(order.id) !== status)
+        .map(({ order, status }) => ({ orderId: order.id, appId: order.appId, status, orderJson: orderJson(order, status) }));
+      const appended = await appendOrderEvents(trx, events);
+      for (const after of this.afterRecord) await after(trx, appended);
+      return appended;
+    });
+  }
+}
