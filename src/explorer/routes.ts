@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../api/context.ts';
 import { HexId } from '../api/schemas.ts';
 import { explorerApiRoutes } from './api.ts';
+import { explorerStreamRoutes } from './streams.ts';
 
 /** The page may load only its own script, style and JSON: no inline code, no other origin, no frames. */
 export const EXPLORER_CSP = [
@@ -39,7 +40,7 @@ function sendFile(reply: FastifyReply, f: { body: string; type: string }) {
 
 /**
  * The order explorer: the page at /explorer (recent orders, search) and /explorer/orders/{id} (one
- * order), its script and style, and the public JSON they read (api.ts).
+ * order), its script and style, the public JSON they read (api.ts) and their event streams (streams.ts).
  */
 export function explorerRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const hidden = { schema: { hide: true } };
@@ -54,4 +55,5 @@ export function explorerRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get('/explorer/assets/explorer.css', hidden, async (_request, reply) => sendFile(reply, FILES.style));
   app.get('/explorer/assets/icon.svg', hidden, async (_request, reply) => sendFile(reply, FILES.icon));
   explorerApiRoutes(app, ctx);
+  explorerStreamRoutes(app, ctx);
 }

@@ -5,9 +5,11 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { EXPLORER_CSP } from '../../src/explorer/routes.ts';
 import { createApp } from '../../src/store/apps.ts';
+import { appendOrderEvents } from '../../src/store/order-events.ts';
 import { insertOrder, type NewOrder } from '../../src/store/orders.ts';
 import { openTestApi, type TestApi } from '../helpers/api.ts';
 import { randomHex32, sampleOrder, USER } from '../helpers/fixtures.ts';
+import { SseClient } from '../helpers/sse.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 type Json = Record<string, any>;
@@ -213,5 +215,72 @@ describeEachStore('explorer routes', (kind) => {
     const bad = await get('/explorer/api/orders/xyz');
     assert.equal(bad.status, 400);
     assert.match(bad.json().error, /'order'/);
+  });
+});
+
+describeEachStore('explorer event streams', (kind) => {
+  let t: TestApi;
+  let base: string;
+  const orders: NewOrder[] = [];
+  /** Records a status change of `order` as the recorder does (it notifies the hub). */
+  const record = (order: NewOrder, status: 'created' | 'initiated') =>
+    t.store.db.transaction().execute((trx) => appendOrderEvents(trx, [{ orderId: order.id, appId: order.appId, status, orderJson: '{}' }]));
+
+  before(async () => {
+    t = await openTestApi(kind);
+    base = await t.api.listen({ port: 0, host: '127.0.0.1' });
+    for (let i = 0; i < 2; i++) {
+      const order = sampleOrder(t.appId);
+      await insertOrder(t.store.db, order);
+      orders.push(order);
+    }
+  });
+  after(() => t.close());
+
+  test("an order's stream (its history, then live) and every order's stream need no key", async () => {
+    const [order, other] = orders as [NewOrder, NewOrder];
+    await record(order, 'created');
+    const one = await SseClient.open(`${base}/explorer/api/orders/${order.id.toUpperCase()}/events`);
+    const every = await SseClient.open(`${base}/explorer/api/events`);
+    try {
+      for (const stream of [one, every]) {
+        assert.equal(stream.response.statusCode, 200);
+        assert.match(stream.response.headers['content-type']!, /^text\/event-stream/);
+      }
+      await one.until(() => one.events.length === 1, 10_000, 'the order history');
+      await record(order, 'initiated');
+      await record(other, 'created');
+      await one.until(() => one.events.length === 2, 10_000, 'the live event');
+      await every.until(() => every.events.length === 2, 10_000, 'both new events');
+      assert.deepEqual(
+        one.data().map((e) => e.status),
+        ['created', 'initiated'],
+      );
+      assert.deepEqual(
+        every.data().map((e) => [e.order_id, e.status]),
+        [
+          [order.id, 'initiated'],
+          [other.id, 'created'],
+        ],
+      );
+      assert.ok(one.events.every((e) => /^\d+$/.test(e.id ?? '') && e.event === undefined), 'unnamed events with ids');
+    } finally {
+      one.close();
+      every.close();
+    }
+  });
+
+  test('a stream of an unknown order is a 404; a bad id or last_event_id a 400 naming it', async () => {
+    const cases: Array<[string, number, RegExp]> = [
+      [`/explorer/api/orders/${randomHex32()}/events`, 404, /not found/],
+      ['/explorer/api/orders/xyz/events', 400, /'order'/],
+      [`/explorer/api/orders/${orders[0]!.id}/events?last_event_id=abc`, 400, /last_event_id/],
+      ['/explorer/api/events?last_event_id=-1', 400, /last_event_id/],
+    ];
+    for (const [url, status, message] of cases) {
+      const res = await t.api.inject({ url });
+      assert.equal(res.statusCode, status, `${url}: ${res.body}`);
+      assert.match(res.json<Json>().error, message, url);
+    }
   });
 });
