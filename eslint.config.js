@@ -8,7 +8,7 @@ export default tseslint.config(
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'scripts/*.mjs', 'src/explorer/*.js'] }, tsconfigRootDir: import.meta.dirname },
       globals: { process: 'readonly', console: 'readonly' },
     },
     rules: {
@@ -17,6 +17,22 @@ export default tseslint.config(
       'no-console': 'off',
       // Fastify handlers and interface implementations are async by contract even without await.
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // The explorer's page script runs in the browser.
+    files: ['src/explorer/*.js'],
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        fetch: 'readonly',
+        EventSource: 'readonly',
+        URLSearchParams: 'readonly',
+        HTMLElement: 'readonly',
+        Node: 'readonly',
+      },
     },
   },
   {

@@ -35,6 +35,7 @@ import { createOrderRoutes } from './routes/create-order.ts';
 import { policyRoutes } from './routes/policy.ts';
 import { registryRoutes } from './routes/registry.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
+import { explorerRoutes } from '../explorer/routes.ts';
 
 export interface ApiOptions {
   store: Store;
@@ -183,5 +184,6 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   gardenRelayerRoutes(app, ctx);
   liquidityRoutes(app, ctx);
   earningsRoutes(app, ctx);
+  explorerRoutes(app, ctx);
   return app;
 }

@@ -4,7 +4,8 @@ import type { StatusGroup } from '../orders/status-groups.ts';
 import type { Db } from './database.ts';
 
 export interface OrderListQuery {
-  appId: string;
+  /** The creating app; undefined: every app's orders (the explorer). */
+  appId?: string | undefined;
   // The party and hash filters come as the keys of the asked value on the chains where it names
   // one (`partyMatchKeys`, `txHashMatchKeys` of src/chains/adapters.ts): how a chain compares its
   // addresses is its adapter's decision. An empty list matches nothing.
@@ -77,7 +78,7 @@ function partyIn(column: string, keys: readonly PartyMatchKey[]): RawBuilder<unk
 }
 
 function conditions(q: OrderListQuery): RawBuilder<unknown>[] {
-  const where: RawBuilder<unknown>[] = [sql`o.app_id = ${q.appId}`];
+  const where: RawBuilder<unknown>[] = [q.appId === undefined ? sql`true` : sql`o.app_id = ${q.appId}`];
   if (q.address !== undefined) {
     const a = q.address;
     // One indexed lookup per role rather than an OR across columns, which no index serves.
@@ -110,7 +111,7 @@ function conditions(q: OrderListQuery): RawBuilder<unknown>[] {
 }
 
 /**
- * One page of an app's orders, newest first, with the number of all matches: one round trip that
+ * One page of an app's orders (or every app's), newest first, with the number of all matches: one round trip that
  * returns ids only (callers load the orders through the order read cache).
  */
 export async function listOrderIds(db: Db, q: OrderListQuery): Promise<{ ids: string[]; total: number }> {
