@@ -22,6 +22,7 @@ import { migrate, openStore, type Store } from './store/database.ts';
 import { syncRegistry } from './store/registry-sync.ts';
 import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
 import { VERSION } from './version.ts';
+import { startWebhookDelivery } from './webhooks/delivery-worker.ts';
 
 export interface Service {
   store: Store;
@@ -140,6 +141,8 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       };
       stoppers.push(await store.listen('order_changed', { message: onChange, connected: () => undefined }));
     }
+    // Webhook deliveries go out from every instance (each delivery claimed by one).
+    stoppers.push(await startWebhookDelivery(store, { secrets, worker: instance, log: api.log.child({ worker: 'webhooks' }) }));
     stoppers.push(
       every(10_000, async () => {
         try {
