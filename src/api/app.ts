@@ -32,6 +32,7 @@ import { quoteRoutes } from './routes/quotes.ts';
 import { createOrderRoutes } from './routes/create-order.ts';
 import { policyRoutes } from './routes/policy.ts';
 import { registryRoutes } from './routes/registry.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 
 export interface ApiOptions {
@@ -123,6 +124,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       affiliateFeeAssets: (options.affiliateFeeAssets ?? []).map((id) => options.registry.asset(id)!),
       ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     }),
+    secrets: options.secrets,
     version: options.version,
   };
 
@@ -173,5 +175,6 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   gardenRelayerRoutes(app, ctx);
   liquidityRoutes(app, ctx);
   earningsRoutes(app, ctx);
+  webhookRoutes(app, ctx);
   return app;
 }
