@@ -11,6 +11,8 @@ export const MAX_URL_LENGTH = 2048;
 /** What is wrong with a webhook URL, or undefined: absolute http(s), a host, no credentials, not too long. */
 export function webhookUrlProblem(url: string): string | undefined {
   if (url.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x20\x7f]/.test(url)) return 'must not contain spaces or control characters';
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -58,6 +58,8 @@ describeEachStore('webhook endpoints API', (kind) => {
     { name: 'a relative URL', payload: { url: '/hooks' }, error: /^invalid body field 'url': must be an absolute http:\/\/ or https:\/\/ URL/ },
     { name: 'a URL with credentials', payload: { url: 'https://user:pw@example.com/' }, error: /'url': must not carry credentials/ },
     { name: 'a URL too long', payload: { url: `https://example.com/${'a'.repeat(2100)}` }, error: /^invalid body field 'url': must NOT have more than 2048 characters/ },
+    { name: 'a URL with a NUL', payload: { url: 'https://example.com/\u0000' }, error: /'url': must not contain spaces or control characters/ },
+    { name: 'a URL with a space', payload: { url: 'https://example.com/a b' }, error: /'url': must not contain spaces/ },
     { name: 'no URL', payload: { statuses: [] }, error: /^invalid body field 'url': is required$/ },
     { name: 'a URL that is a number', payload: { url: 42 }, error: /'url': must be string/ },
     { name: 'an unknown status', payload: { url: 'https://example.com', statuses: ['redeemed', 'paid'] }, error: /^invalid body field 'statuses\[1\]': must be one of: created, expired/ },
