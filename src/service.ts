@@ -23,6 +23,8 @@ import { migrate, openStore, type Store } from './store/database.ts';
 import { syncRegistry } from './store/registry-sync.ts';
 import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
 import { VERSION } from './version.ts';
+import { startWebhookDelivery } from './webhooks/delivery-worker.ts';
+import { enqueueWebhookDeliveries } from './webhooks/outbox.ts';
 
 export interface Service {
   store: Store;
@@ -113,10 +115,10 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     }
     stoppers.push(await store.listen('job_queued', { message: (name) => byJob.get(name)?.wake(), connected: () => undefined }));
 
-    // The order event log (one instance records, under its lease) and the solver this instance's key
-    // is (one instance per solver) both run whenever an order changes: every write of an order, its
-    // swaps or fees notifies `order_changed` at commit.
-    const recorder = new OrderRecorder(store.db);
+    // The order event log (one instance records, under its lease, writing the webhook outbox with each
+    // event) and the solver this instance's key is (one instance per solver) both run whenever an
+    // order changes: every write of an order, its swaps or fees notifies `order_changed` at commit.
+    const recorder = new OrderRecorder(store.db, [enqueueWebhookDeliveries]);
     const recorderLoop = runWorker(
       store.db,
       { lease: 'order-events', intervalMs: 1_000, tick: async (signal) => void (await recorder.tick(signal)) },
@@ -154,6 +156,8 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         loop.wake();
       });
     }
+    // Webhook deliveries go out from every instance (each delivery claimed by one).
+    stoppers.push(await startWebhookDelivery(store, { secrets, worker: instance, log: api.log.child({ worker: 'webhooks' }) }));
     stoppers.push(
       await store.listen('order_changed', {
         message: (orderId) => onOrderChanged.forEach((handle) => handle(orderId)),

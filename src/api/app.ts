@@ -34,6 +34,7 @@ import { quoteRoutes } from './routes/quotes.ts';
 import { createOrderRoutes } from './routes/create-order.ts';
 import { policyRoutes } from './routes/policy.ts';
 import { registryRoutes } from './routes/registry.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 import { explorerRoutes } from '../explorer/routes.ts';
 
@@ -133,6 +134,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       affiliateFeeAssets: (options.affiliateFeeAssets ?? []).map((id) => options.registry.asset(id)!),
       ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     }),
+    secrets: options.secrets,
     version: options.version,
   };
 
@@ -184,6 +186,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   gardenRelayerRoutes(app, ctx);
   liquidityRoutes(app, ctx);
   earningsRoutes(app, ctx);
+  webhookRoutes(app, ctx);
   explorerRoutes(app, ctx);
   return app;
 }

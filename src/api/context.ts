@@ -6,6 +6,7 @@ import type { Quoter } from '../pricing/quote.ts';
 import type { RoutePolicy } from '../pricing/route-policy.ts';
 import type { OrderCreator } from '../orders/create-order.ts';
 import type { OrderCache } from '../orders/order-cache.ts';
+import type { SecretBox } from '../orders/secret-box.ts';
 import type { OrderActions } from '../relayer/order-actions.ts';
 import type { Db } from '../store/database.ts';
 import type { ApiKeyAuth } from './auth.ts';
@@ -23,6 +24,8 @@ export interface ApiContext {
   quoter: Quoter;
   routePolicy: RoutePolicy;
   orderCreator: OrderCreator;
+  /** Encrypts what the service keeps secret at rest (webhook signing secrets). */
+  secrets: SecretBox;
   /** Chain access for building transactions (Solana blockhashes, relayers). */
   signingOptions?: ChainSigningOptions;
   /** Relayed HTLC actions (PATCH .../orders/{id}); absent when no relayer is configured. */

@@ -5,6 +5,7 @@ import { DEV_CONFIG_PATH, loadServiceConfig, type ServiceConfig } from '../confi
 import { describeDev, startDev } from '../devnet/dev.ts';
 import { startService } from '../service.ts';
 import { registerSwapCommand } from './swap.ts';
+import { registerWebhooksCommand } from './webhooks.ts';
 import { createApp } from '../store/apps.ts';
 import { migrate, openStore } from '../store/database.ts';
 import { VERSION } from '../version.ts';
@@ -86,6 +87,7 @@ apps
   });
 
 registerSwapCommand(program);
+registerWebhooksCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -15,6 +15,7 @@ import * as m0009 from './migrations/0009_job_signers.ts';
 import * as m0010 from './migrations/0010_signed_jobs.ts';
 import * as m0011 from './migrations/0011_instant_refund_consent.ts';
 import * as m0012 from './migrations/0012_order_events.ts';
+import * as m0013 from './migrations/0013_webhooks.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_signed_jobs': m0010,
   '0011_instant_refund_consent': m0011,
   '0012_order_events': m0012,
+  '0013_webhooks': m0013,
 };
 
 const TEXT_TYPES = {

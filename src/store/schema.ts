@@ -230,6 +230,9 @@ export interface Database {
   watched_blocks: WatchedBlocksTable;
   order_events: OrderEventsTable;
   order_event_heads: OrderEventHeadsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export interface OrderEventsTable {
@@ -246,4 +249,47 @@ export interface OrderEventHeadsTable {
   order_id: string;
   status: string;
   event_id: Decimal;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  app_id: string;
+  url: string;
+  /** null: every status. */
+  statuses: string[] | null;
+  secret_ciphertext: Uint8Array;
+  created_at: Timestamp;
+  disabled_at: NullableTimestamp;
+  disabled_reason: WithDefault<string>;
+  consecutive_failures: WithDefault<number>;
+  failing_since: NullableTimestamp;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  endpoint_id: string;
+  event_id: Decimal;
+  body: string;
+  status: WithDefault<WebhookDeliveryStatus>;
+  attempts: WithDefault<number>;
+  next_attempt_at: Timestamp;
+  locked_by: string | null;
+  locked_until: NullableTimestamp;
+  last_status_code: number | null;
+  last_error: WithDefault<string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  delivered_at: NullableTimestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: Decimal;
+  attempt: number;
+  started_at: Timestamp;
+  duration_ms: number;
+  status_code: number | null;
+  error: WithDefault<string>;
 }

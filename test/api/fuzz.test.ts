@@ -101,6 +101,11 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/v3/quote/{id}' },
   { method: 'DELETE', path: '/v3/quote/{id}' },
   { method: 'GET', path: '/health' },
+  { method: 'POST', path: '/v2/webhooks' },
+  { method: 'GET', path: '/v2/webhooks' },
+  { method: 'DELETE', path: '/v2/webhooks/{id}' },
+  { method: 'POST', path: '/v2/webhooks/{id}/enable' },
+  { method: 'GET', path: '/v2/webhooks/{id}/deliveries' },
   { method: 'GET', path: '/{id}/{id}' },
 ];
 

@@ -17,6 +17,8 @@ export interface TestApi {
   store: Store;
   key: string;
   appId: string;
+  /** The API's secret box (what it seals webhook secrets with). */
+  secrets: SecretBox;
   close(): Promise<void>;
 }
 
@@ -30,13 +32,14 @@ export async function openTestApi(
   const registry = loadRegistry(registryPath);
   const { app, key } = await seedBasics(store.db, registry);
   const localnet = registry.network === 'localnet';
+  const secrets = new SecretBox(randomBytes(32));
   const api = await buildApi({
     store,
     registry,
     prices: new StaticPriceSource(TEST_PRICES),
     strategies: localnet ? buildStrategies(TEST_STRATEGIES, [SOLVER], registry) : [],
     solvers: localnet ? [SOLVER] : [],
-    secrets: new SecretBox(randomBytes(32)),
+    secrets,
     affiliateFeeAssets: localnet ? ['ethereum_localnet:usdc', 'arbitrum_localnet:usdc'] : [],
     version: 'test',
     ...options,
@@ -48,6 +51,7 @@ export async function openTestApi(
     store,
     key,
     appId: app.id,
+    secrets,
     close: async () => {
       await api.close();
       await store.close();
