@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { envFor, runHashlock, startHashlockDev, type RunningDev } from '../helpers/hashlock-cli.ts';
 import { SseClient, type SseEvent } from '../helpers/sse.ts';
+import { startReceiver, waitFor, type Receiver } from '../helpers/webhooks.ts';
+import { verifyWebhookSignature } from '../../src/webhooks/signature.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { bitcoinRpcFor } from '../../src/chains/bitcoin/rpc.ts';
 import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
@@ -91,16 +93,31 @@ async function followSwapEvents() {
       await kept!.until(() => done(kept!), 30_000, 'completed on the order stream');
       await resumed!.until(() => done(resumed!), 30_000, 'completed on the resumed stream');
       const statuses = (c: SseClient) => c.data().map((e) => e.status);
-      const result = { kept: statuses(kept!), dropped: statuses(dropped!), resumed: statuses(resumed!), app: appStream!.data().filter((e) => e.order_id === kept!.data()[0]!.order_id).map((e) => e.status) };
+      const result = { orderId: kept!.data()[0]!.order_id, kept: statuses(kept!), dropped: statuses(dropped!), resumed: statuses(resumed!), app: appStream!.data().filter((e) => e.order_id === kept!.data()[0]!.order_id).map((e) => e.status) };
       for (const c of [kept!, resumed!, appStream!]) c.close();
       return result;
     },
   };
 }
 
-test('hashlock swap: WBTC ethereum_localnet -> arbitrum_localnet with a gasless initiate completes, its event stream showing each status once', async () => {
+/** A receiver on loopback registered as a webhook endpoint of the devnet app; returns it and its secret. */
+async function registerWebhook(): Promise<{ receiver: Receiver; secret: string }> {
+  const devnet = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8')) as { api_url: string; app_key: string };
+  const receiver = await startReceiver();
+  const res = await fetch(`${devnet.api_url}/v2/webhooks`, {
+    method: 'POST',
+    headers: { 'service-app-id': devnet.app_key, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: receiver.url }),
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  return { receiver, secret: ((await res.json()) as { result: { secret: string } }).result.secret };
+}
+
+test('hashlock swap: WBTC ethereum_localnet -> arbitrum_localnet with a gasless initiate completes; its event stream and webhook show each status once', async () => {
   const amount = 100_000n;
   const events = await followSwapEvents();
+  const hook = await registerWebhook();
+  after(() => hook.receiver.close());
   const res = await run(['swap', '--from', 'ethereum_localnet:wbtc', '--to', 'arbitrum_localnet:wbtc', '--amount', amount.toString()], envFor(dataDir));
   assertCompleted(res, 'ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc', amount);
   const streamed = await events.finish();
@@ -114,6 +131,14 @@ test('hashlock swap: WBTC ethereum_localnet -> arbitrum_localnet with a gasless 
   assert.ok(printedStatuses.every((s) => streamed.kept.includes(s)), `every status the client saw by polling is streamed: ${printedStatuses.join(' ')}`);
   assert.deepEqual([...streamed.dropped.slice(0, 2), ...streamed.resumed], streamed.kept, 'the reconnect with Last-Event-ID missed nothing and repeated nothing');
   assert.deepEqual(streamed.app, streamed.kept, "the app's stream shows the same changes");
+  const orderId = streamed.orderId;
+  const deliveredFor = () => hook.receiver.received.filter((r) => (JSON.parse(r.body) as { order_id: string }).order_id === orderId);
+  await waitFor(() => deliveredFor().some((r) => (JSON.parse(r.body) as { status: string }).status === 'completed'), 30_000, 'the completed webhook');
+  const delivered = deliveredFor();
+  assert.ok(delivered.every((r) => verifyWebhookSignature(hook.secret, String(r.headers['hashlock-signature']), r.body)), 'every delivery is signed with the secret');
+  const hooked = delivered.map((r) => JSON.parse(r.body) as { id: string; status: string });
+  assert.deepEqual(hooked.map((e) => e.status).sort(), [...streamed.kept].sort(), 'a webhook per streamed status, each once');
+  assert.deepEqual(delivered.map((r) => r.headers['hashlock-event-id']), hooked.map((e) => e.id), 'the event id header is the body\'s id');
   assert.match(res.stdout, /initiate \(gasless, relayed\): 0x[0-9a-f]{64}/);
   // An ERC-20 source costs the user exactly the amount in that token (gas is paid in ether).
   assert.equal(printed(res.stdout, 'before', 'ethereum_localnet:wbtc') - printed(res.stdout, 'after', 'ethereum_localnet:wbtc'), amount);
