@@ -86,6 +86,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       orderCacheMs: config.orderCacheMs,
       ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
       trustProxy: config.trustProxy,
+      webhooksAllowPrivateAddresses: config.webhooksAllowPrivateAddresses,
     });
     for (const [key, runtime] of connectChains(config, registry, { db: store.db, secrets, instance, log: api.log })) runtimes.set(key, runtime);
     const balances = new SolverBalanceReader(store.db, registry, config.solvers, runtimes);
@@ -157,7 +158,12 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       });
     }
     // Webhook deliveries go out from every instance (each delivery claimed by one).
-    stoppers.push(await startWebhookDelivery(store, { secrets, worker: instance, log: api.log.child({ worker: 'webhooks' }) }));
+    stoppers.push(await startWebhookDelivery(store, {
+        secrets,
+        worker: instance,
+        allowPrivateAddresses: config.webhooksAllowPrivateAddresses,
+        log: api.log.child({ worker: 'webhooks' }),
+      }));
     stoppers.push(
       await store.listen('order_changed', {
         message: (orderId) => onOrderChanged.forEach((handle) => handle(orderId)),

@@ -63,6 +63,8 @@ export interface ApiOptions {
   authCacheMs?: number;
   /** Safety bound on how long an order may stay in the read cache (0: no cache). */
   orderCacheMs?: number;
+  /** Whether apps may register webhook endpoints on loopback, private or link-local addresses (default false). */
+  webhooksAllowPrivateAddresses?: boolean;
   /** Order event streams: heartbeat, limits. */
   eventStreams?: EventHubOptions;
   /** Request limits per app and per client address; none without it. */
@@ -135,6 +137,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     }),
     secrets: options.secrets,
+    webhooksAllowPrivateAddresses: options.webhooksAllowPrivateAddresses ?? false,
     version: options.version,
   };
 

@@ -26,6 +26,8 @@ export interface ApiContext {
   orderCreator: OrderCreator;
   /** Encrypts what the service keeps secret at rest (webhook signing secrets). */
   secrets: SecretBox;
+  /** Whether webhook endpoints may be on loopback, private or link-local addresses. */
+  webhooksAllowPrivateAddresses: boolean;
   /** Chain access for building transactions (Solana blockhashes, relayers). */
   signingOptions?: ChainSigningOptions;
   /** Relayed HTLC actions (PATCH .../orders/{id}); absent when no relayer is configured. */

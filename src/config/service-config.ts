@@ -128,6 +128,16 @@ export const ServiceConfigSchema = Type.Object(
       }),
     ),
     route_policy: Type.Optional(RoutePolicySchema),
+    webhooks: Type.Optional(
+      Type.Object(
+        {
+          allow_private_addresses: Type.Optional(
+            Type.Boolean({ description: 'let apps register webhook URLs on loopback, private or link-local addresses (default false; the dev config allows them)' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -159,6 +169,8 @@ export interface ServiceConfig {
   trustProxy: boolean | string;
   /** Which routes may be quoted and ordered (GET /v2/policy); rule syntax checked, chains checked at start. */
   routePolicy: RoutePolicyRules;
+  /** Whether webhook endpoints may be on non-public addresses. */
+  webhooksAllowPrivateAddresses: boolean;
 }
 
 export const DEFAULT_PORT = 4426;
@@ -199,6 +211,7 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
       ...(env.HASHLOCK_FEE_SIGNER_KEY ? { feeSigner: privateKey(env.HASHLOCK_FEE_SIGNER_KEY, 'HASHLOCK_FEE_SIGNER_KEY') } : {}),
     },
     orderCacheMs: file.order_cache_ms ?? 60_000,
+    webhooksAllowPrivateAddresses: file.webhooks?.allow_private_addresses ?? false,
     rateLimits: file.rate_limit === false ? undefined : rateLimits(file.rate_limit ?? {}),
     trustProxy: file.trust_proxy ?? false,
     routePolicy: routePolicyRules(file.route_policy ?? {}, path),

@@ -1,3 +1,6 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { SecretBox } from '../orders/secret-box.ts';
 import type { Db, Store } from '../store/database.ts';
 import {
@@ -12,6 +15,7 @@ import {
   type ClaimedDelivery,
 } from '../store/webhooks.ts';
 import { VERSION } from '../version.ts';
+import { privateHostProblem, publicOnlyLookup } from './addresses.ts';
 import { ATTEMPT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from './signature.ts';
 
 export interface WebhookLog {
@@ -40,6 +44,8 @@ export interface WebhookWorkerOptions {
   giveUpMs?: number;
   /** An endpoint that has failed this long without a success is disabled (default 24 h). */
   disableAfterMs?: number;
+  /** Whether endpoints may be on loopback, private or link-local addresses (default: refused). */
+  allowPrivateAddresses?: boolean;
   log?: WebhookLog;
 }
 
@@ -69,6 +75,7 @@ export class WebhookDeliveryWorker {
   private readonly giveUpMs: number;
   private readonly disableAfterMs: number;
   private readonly log: WebhookLog;
+  private readonly allowPrivateAddresses: boolean;
   private readonly stopping = new AbortController();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly poll: NodeJS.Timeout;
@@ -88,6 +95,7 @@ export class WebhookDeliveryWorker {
     this.giveUpMs = options.giveUpMs ?? 86_400_000;
     this.disableAfterMs = options.disableAfterMs ?? 86_400_000;
     this.log = options.log ?? SILENT;
+    this.allowPrivateAddresses = options.allowPrivateAddresses ?? false;
     this.poll = setInterval(() => this.wake(), options.pollMs ?? 1_000);
     this.poll.unref();
     this.wake();
@@ -175,37 +183,61 @@ export class WebhookDeliveryWorker {
   /** One POST: its status code, or why none came; 'stopped' when the worker's stop cut it short. */
   private async post(delivery: ClaimedDelivery, secret: string): Promise<{ statusCode: number | null; error: string } | 'stopped'> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
+    const url = new URL(delivery.url);
+    const refused = this.allowPrivateAddresses ? undefined : privateHostProblem(url);
+    if (refused) return { statusCode: null, error: `refused: ${refused} (webhooks.allow_private_addresses is off)` };
     try {
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        body: delivery.body,
-        redirect: 'manual',
+      const status = await postJson(url, delivery.body, {
         signal: AbortSignal.any([timeout, this.stopping.signal]),
+        ...(this.allowPrivateAddresses ? {} : { lookup: publicOnlyLookup }),
         headers: {
-          'content-type': 'application/json',
           'user-agent': `Hashlock-Webhooks/${VERSION}`,
           [SIGNATURE_HEADER]: signWebhook(secret, delivery.body),
           [EVENT_ID_HEADER]: delivery.eventId,
           [ATTEMPT_HEADER]: String(delivery.attempt),
         },
       });
-      // The answer's body is not used; dropping it frees the connection.
-      await response.body?.cancel().catch(() => undefined);
-      const status = response.status;
       if (status >= 200 && status < 300) return { statusCode: status, error: '' };
       const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
       return { statusCode: status, error: `HTTP ${status}${redirect}` };
     } catch (err) {
       if (this.stopping.signal.aborted) return 'stopped';
       if (timeout.aborted) return { statusCode: null, error: `no answer within ${this.timeoutMs} ms` };
-      return { statusCode: null, error: `request failed: ${describeFetchError(err)}` };
+      const code = (err as { code?: string }).code;
+      const text = code === 'EPRIVATEADDRESS' ? `refused: ${(err as Error).message}` : `request failed: ${code ?? (err as Error).message}`;
+      return { statusCode: null, error: text.slice(0, 300) };
     }
   }
 }
 
-function describeFetchError(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return (cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err))).slice(0, 300);
+/**
+ * One POST of a JSON body; resolves with the status code once the answer's head is in (its body is
+ * read and dropped). node:http rather than fetch, for its `lookup` hook: the address connected to is
+ * the one checked. Redirects are never followed.
+ */
+function postJson(
+  url: URL,
+  body: string,
+  options: { signal: AbortSignal; lookup?: LookupFunction; headers: Record<string, string> },
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        signal: options.signal,
+        ...(options.lookup ? { lookup: options.lookup } : {}),
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...options.headers },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** Runs a delivery worker, woken by `webhook_queued` from any instance; returns its stop. */

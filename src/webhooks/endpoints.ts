@@ -3,6 +3,7 @@ import type { SecretBox } from '../orders/secret-box.ts';
 import { ORDER_STATUSES } from '../orders/status.ts';
 import type { Db } from '../store/database.ts';
 import { insertEndpoint, type WebhookEndpoint } from '../store/webhooks.ts';
+import { privateHostProblem } from './addresses.ts';
 import { generateWebhookSecret } from './signature.ts';
 
 export const MAX_ENDPOINTS_PER_APP = 10;
@@ -41,10 +42,11 @@ export function webhookStatusesProblem(statuses: readonly string[]): string | un
 export async function registerEndpoint(
   db: Db,
   secrets: SecretBox,
-  input: { appId: string; url: string; statuses: readonly string[] },
+  input: { appId: string; url: string; statuses: readonly string[]; allowPrivateAddresses: boolean },
   fields: { url: string; statuses: string } = { url: 'url', statuses: 'statuses' },
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const urlProblem = webhookUrlProblem(input.url);
+  const urlProblem =
+    webhookUrlProblem(input.url) ?? (input.allowPrivateAddresses ? undefined : privateHostProblem(new URL(input.url)));
   if (urlProblem) throw invalid(`${fields.url}: ${urlProblem}`);
   const statusProblem = webhookStatusesProblem(input.statuses);
   if (statusProblem) throw invalid(`${fields.statuses}: ${statusProblem}`);

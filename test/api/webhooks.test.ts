@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createApp } from '../../src/store/apps.ts';
 import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
+import { registerEndpoint } from '../../src/webhooks/endpoints.ts';
 import { enqueueWebhookDeliveries } from '../../src/webhooks/outbox.ts';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.ts';
 import { openTestApi, type TestApi } from '../helpers/api.ts';
@@ -34,7 +35,7 @@ describeEachStore('webhook endpoints API', (kind) => {
     assert.deepEqual(endpoint.statuses, ['redeemed', 'refunded']);
     assert.equal(endpoint.disabled_at, null);
     assert.match(endpoint.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
-    const all = await call('POST', '/v2/webhooks', { url: 'http://127.0.0.1:9/x' });
+    const all = await call('POST', '/v2/webhooks', { url: 'http://8.8.8.8:9/x' });
     assert.deepEqual(all.body.result.statuses, []);
     const stored = await t.store.db.selectFrom('webhook_endpoints').select('secret_ciphertext').where('id', '=', endpoint.id).executeTakeFirstOrThrow();
     assert.ok(!Buffer.from(stored.secret_ciphertext).toString('latin1').includes(endpoint.secret), 'the secret is stored encrypted');
@@ -60,6 +61,10 @@ describeEachStore('webhook endpoints API', (kind) => {
     { name: 'a URL too long', payload: { url: `https://example.com/${'a'.repeat(2100)}` }, error: /^invalid body field 'url': must NOT have more than 2048 characters/ },
     { name: 'a URL with a NUL', payload: { url: 'https://example.com/\u0000' }, error: /'url': must not contain spaces or control characters/ },
     { name: 'a URL with a space', payload: { url: 'https://example.com/a b' }, error: /'url': must not contain spaces/ },
+    { name: 'a loopback URL', payload: { url: 'http://127.0.0.1:9/x' }, error: /^invalid body field 'url': 127\.0\.0\.1 is not a public address$/ },
+    { name: 'a cloud metadata URL', payload: { url: 'http://169.254.169.254/latest/meta-data' }, error: /'url': 169\.254\.169\.254 is not a public address/ },
+    { name: 'a localhost URL', payload: { url: 'http://localhost:4426/hook' }, error: /'url': localhost is this machine/ },
+    { name: 'an IPv6 private URL', payload: { url: 'http://[fd00::1]/hook' }, error: /'url': fd00::1 is not a public address/ },
     { name: 'no URL', payload: { statuses: [] }, error: /^invalid body field 'url': is required$/ },
     { name: 'a URL that is a number', payload: { url: 42 }, error: /'url': must be string/ },
     { name: 'an unknown status', payload: { url: 'https://example.com', statuses: ['redeemed', 'paid'] }, error: /^invalid body field 'statuses\[1\]': must be one of: created, expired/ },
@@ -106,14 +111,17 @@ describeEachStore('webhook endpoints API', (kind) => {
     assert.match(eleventh.body.error, /at most 10 webhook endpoints/);
   });
 
-  test('the delivery log of an endpoint registered through the API, and enabling a disabled one', async () => {
+  test('the delivery log over the API, and enabling a disabled endpoint', async () => {
     const receiver = await startReceiver((_req, res, i) => {
       res.statusCode = i === 0 ? 500 : 200;
       res.end();
     });
-    const worker = new WebhookDeliveryWorker({ db: t.store.db, secrets: t.secrets, worker: 'api-test', pollMs: 25, firstRetryMs: 50 });
+    const worker = new WebhookDeliveryWorker({ db: t.store.db, secrets: t.secrets, worker: 'api-test', pollMs: 25, firstRetryMs: 50, allowPrivateAddresses: true });
     try {
-      const { id, secret } = (await call('POST', '/v2/webhooks', { url: receiver.url })).body.result;
+      // A loopback receiver, which only an operator who allows private addresses can register.
+      const registered = await registerEndpoint(t.store.db, t.secrets, { appId: t.appId, url: receiver.url, statuses: [], allowPrivateAddresses: true });
+      const { id } = registered.endpoint;
+      const { secret } = registered;
       const events = [await recordEvent(t.store.db, t.appId, 'created'), await recordEvent(t.store.db, t.appId, 'initiated')];
       await t.store.db.transaction().execute((trx) => enqueueWebhookDeliveries(trx, events));
       const log = async () => (await call('GET', `/v2/webhooks/${id}/deliveries`)).body.result;

@@ -14,7 +14,8 @@ import { seedBasics } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { recordEvent, startReceiver, waitFor, type Receiver } from '../helpers/webhooks.ts';
 
-const FAST: Omit<WebhookWorkerOptions, 'db' | 'secrets' | 'worker'> = { pollMs: 25, firstRetryMs: 50, maxRetryMs: 200, timeoutMs: 2_000 };
+// The receivers are on loopback, which the service refuses unless allowed.
+const FAST: Omit<WebhookWorkerOptions, 'db' | 'secrets' | 'worker'> = { pollMs: 25, firstRetryMs: 50, maxRetryMs: 200, timeoutMs: 2_000, allowPrivateAddresses: true };
 
 describeEachStore('webhook delivery', (kind) => {
   let store: Store & { url?: string };
@@ -39,7 +40,7 @@ describeEachStore('webhook delivery', (kind) => {
     const receiver = await startReceiver(handle);
     receivers.push(receiver);
     const { app } = await createApp(store.db, { name: 'hooked app' });
-    const { endpoint, secret } = await registerEndpoint(store.db, secrets, { appId: app.id, url: receiver.url, statuses });
+    const { endpoint, secret } = await registerEndpoint(store.db, secrets, { appId: app.id, url: receiver.url, statuses, allowPrivateAddresses: true });
     return { receiver, appId: app.id, endpoint, secret };
   };
   const queue = async (events: OrderEvent[]) => store.db.transaction().execute((trx) => enqueueWebhookDeliveries(trx, events));
@@ -52,7 +53,7 @@ describeEachStore('webhook delivery', (kind) => {
 
   test('every delivery arrives signed: the signature verifies, and recomputes with node:crypto', async () => {
     const { receiver, appId, endpoint, secret } = await setup();
-    const unlisten = await startWebhookDelivery(store, { secrets, worker: 'notified', timeoutMs: 2_000, pollMs: 60_000 });
+    const unlisten = await startWebhookDelivery(store, { secrets, worker: 'notified', timeoutMs: 2_000, pollMs: 60_000, allowPrivateAddresses: true });
     stops.push(unlisten);
     const events: OrderEvent[] = [];
     for (const status of ['created', 'initiated', 'redeemed'] as const) events.push(await recordEvent(store.db, appId, status));
@@ -272,5 +273,18 @@ describeEachStore('webhook delivery', (kind) => {
     await waitFor(() => receiver.received.length === 2, 5_000, 'two deliveries');
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(receiver.received.map((r) => JSON.parse(r.body).status).sort(), ['redeemed', 'refunded']);
+  });
+  test('with private addresses refused (the default), nothing is sent to loopback, by address or by name, and the log says why', async () => {
+    const { receiver, appId, endpoint } = await setup();
+    const byName = await registerEndpoint(store.db, secrets, { appId, url: receiver.url.replace('127.0.0.1', 'localhost'), statuses: [], allowPrivateAddresses: true });
+    worker({ allowPrivateAddresses: false, maxRetryMs: 60_000, firstRetryMs: 60_000 });
+    await queue([await recordEvent(store.db, appId, 'created')]);
+    for (const id of [endpoint.id, byName.endpoint.id]) {
+      await waitFor(async () => (await log(id))[0]?.attempts === 1, 5_000, 'the refused attempt');
+      const [delivery] = await log(id);
+      assert.equal(delivery!.status, 'pending', 'refused like any failure: retried later, in case the operator allows it');
+      assert.match(delivery!.lastError, /^refused: (127\.0\.0\.1 is not a public address|localhost is this machine)/);
+    }
+    assert.equal(receiver.received.length, 0, 'nothing reached the receiver');
   });
 });

@@ -25,11 +25,11 @@ describeEachStore('webhook outbox', (kind) => {
   after(() => store.close());
 
   test('one delivery per event and active endpoint of its app subscribed to its status, in one statement, notified at commit', async () => {
-    const all = (await registerEndpoint(store.db, secrets, { appId, url: 'https://example.com/all', statuses: [] })).endpoint;
-    const redeemed = (await registerEndpoint(store.db, secrets, { appId, url: 'https://example.com/r', statuses: ['redeemed', 'refunded'] })).endpoint;
-    const disabled = (await registerEndpoint(store.db, secrets, { appId, url: 'https://example.com/off', statuses: [] })).endpoint;
+    const all = (await registerEndpoint(store.db, secrets, { appId, url: 'https://example.com/all', statuses: [], allowPrivateAddresses: false })).endpoint;
+    const redeemed = (await registerEndpoint(store.db, secrets, { appId, url: 'https://example.com/r', statuses: ['redeemed', 'refunded'], allowPrivateAddresses: false })).endpoint;
+    const disabled = (await registerEndpoint(store.db, secrets, { appId, url: 'https://example.com/off', statuses: [], allowPrivateAddresses: false })).endpoint;
     await store.db.updateTable('webhook_endpoints').set({ disabled_at: new Date(), disabled_reason: 'test' }).where('id', '=', disabled.id).execute();
-    const others = (await registerEndpoint(store.db, secrets, { appId: otherAppId, url: 'https://example.com/other', statuses: [] })).endpoint;
+    const others = (await registerEndpoint(store.db, secrets, { appId: otherAppId, url: 'https://example.com/other', statuses: [], allowPrivateAddresses: false })).endpoint;
 
     const heard: string[] = [];
     const unlisten = await store.listen(WEBHOOK_QUEUED_CHANNEL, { message: (p) => heard.push(p), connected: () => undefined });

@@ -131,7 +131,7 @@ export function webhookRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const { endpoint, secret } = await registerEndpoint(
         db,
         ctx.secrets,
-        { appId: request.app!.id, url: request.body.url, statuses: request.body.statuses ?? [] },
+        { appId: request.app!.id, url: request.body.url, statuses: request.body.statuses ?? [], allowPrivateAddresses: ctx.webhooksAllowPrivateAddresses },
         { url: "invalid body field 'url'", statuses: "invalid body field 'statuses'" },
       );
       return reply.code(201).send({ status: 'Ok', result: { ...endpointView(endpoint), secret } });
