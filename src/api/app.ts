@@ -1,6 +1,7 @@
 import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { Gauge } from 'prom-client';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ClaimSigner } from '../affiliates/claims.ts';
 import type { ChainSigningOptions } from '../chains/chain-access.ts';
@@ -176,7 +177,15 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  registerMetrics(app);
+  const metrics = registerMetrics(app);
+  new Gauge({
+    name: 'hashlock_event_streams_open',
+    help: 'Open order event streams (Server-Sent Events) on this instance',
+    registers: [metrics],
+    collect() {
+      this.set(events.openStreams);
+    },
+  });
   healthRoutes(app, ctx);
   registryRoutes(app, ctx);
   policyRoutes(app, ctx);

@@ -52,6 +52,8 @@ describeEachStore('order event streams', (kind) => {
       assert.match(String(client.response.headers['content-type']), /^text\/event-stream/);
       await client.until(() => client.events.length >= 2, 5_000, 'the history');
       assert.deepEqual(statuses(client), ['created', 'initiate_detected']);
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      assert.match(metrics, /^hashlock_event_streams_open [1-9]\d*$/m, 'the open streams are a metric');
       await change(order.id, 'source', { initiate_block_number: '7', current_confirmations: 1 });
       await client.until(() => client.events.length >= 3, 5_000, 'initiated');
       await change(order.id, 'destination', { initiate_tx_hash: '0x02' });
