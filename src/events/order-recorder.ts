@@ -1,4 +1,4 @@
-import { currentHeights } from '../orders/heights-cache.ts';
+import { statusClock } from '../orders/heights-cache.ts';
 import { orderJson } from '../orders/order-json.ts';
 import { orderStatus } from '../orders/status.ts';
 import type { Db } from '../store/database.ts';
@@ -76,8 +76,7 @@ export class OrderRecorder {
   }
 
   private async record(ids: readonly string[]): Promise<OrderEvent[]> {
-    const [orders, heights] = await Promise.all([findOrders(this.db, ids), currentHeights(this.db)]);
-    const clock = { unixSeconds: Math.floor(Date.now() / 1000), heights };
+    const [orders, clock] = await Promise.all([findOrders(this.db, ids), statusClock(this.db)]);
     const current = orders.map((order) => ({ order, status: orderStatus(order, clock) }));
     return this.db.transaction().execute(async (trx) => {
       const heads = await lockEventHeads(trx, ids);

@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../api/context.ts';
 import { errorResponses, HexId, Ok } from '../api/schemas.ts';
 import { invalid, notFound } from '../errors.ts';
-import { currentHeights } from '../orders/heights-cache.ts';
+import { statusClock } from '../orders/heights-cache.ts';
 import { orderJson } from '../orders/order-json.ts';
 import type { OrderRecord } from '../store/orders.ts';
-import { orderStatus } from '../orders/status.ts';
+import { orderStatus, type StatusClock } from '../orders/status.ts';
 import { orderEventsOf } from '../store/order-timeline.ts';
 import { searchOrders } from './search.ts';
 
@@ -78,8 +78,7 @@ function registryBody(registry: ApiContext['registry']): string {
 export function explorerApiRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const { db, registry, orders } = ctx;
   const registryJson = registryBody(registry);
-  const clock = async () => ({ unixSeconds: Math.floor(Date.now() / 1000), heights: await currentHeights(db) });
-  const shownOrder = (order: OrderRecord, now: Awaited<ReturnType<typeof clock>>) => orderJson(order, orderStatus(order, now));
+  const shownOrder = (order: OrderRecord, now: StatusClock) => orderJson(order, orderStatus(order, now));
 
   app.get(
     '/explorer/api/registry',
@@ -111,7 +110,7 @@ export function explorerApiRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const { page, per_page: perPage } = request.query;
       const q = request.query.q?.trim();
       if (q === '') throw invalid("invalid query parameter 'q': must not be blank");
-      const now = await clock();
+      const now = await statusClock(db);
       const found = await searchOrders(ctx, q, { page, perPage, nowUnix: now.unixSeconds });
       const records = await Promise.all(found.ids.map((id) => orders.get(id)));
       const data = records.flatMap((order) => (order ? [shownOrder(order, now)] : []));
@@ -135,7 +134,7 @@ export function explorerApiRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const id = request.params.order.toLowerCase();
       const [order, events] = await Promise.all([orders.get(id), orderEventsOf(db, id)]);
       if (!order) throw notFound(`order ${id} not found`);
-      const body = `{"status":"Ok","result":{"order":${shownOrder(order, await clock())},"events":${JSON.stringify(events)}}}`;
+      const body = `{"status":"Ok","result":{"order":${shownOrder(order, await statusClock(db))},"events":${JSON.stringify(events)}}}`;
       return reply.type(JSON_TYPE).send(body);
     },
   );

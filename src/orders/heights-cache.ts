@@ -1,5 +1,6 @@
 import { listChainHeights } from '../store/chain-heights.ts';
 import type { Db } from '../store/database.ts';
+import type { StatusClock } from './status.ts';
 
 /** How long a read of the chain heights serves order statuses. */
 export const HEIGHTS_MAX_AGE_MS = 1000;
@@ -34,4 +35,9 @@ export async function currentHeights(db: Db, now = Date.now()): Promise<Readonly
       s.refreshing = undefined;
     });
   return s.refreshing;
+}
+
+/** The clock order statuses are derived by now: this second and the chain heights as `currentHeights` gives them. */
+export async function statusClock(db: Db): Promise<StatusClock> {
+  return { unixSeconds: Math.floor(Date.now() / 1000), heights: await currentHeights(db) };
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { partyMatchKeys, txHashMatchKeys } from '../../chains/adapters.ts';
 import type { Registry } from '../../chains/registry.ts';
 import { invalid, shown } from '../../errors.ts';
-import { currentHeights } from '../../orders/heights-cache.ts';
+import { statusClock } from '../../orders/heights-cache.ts';
 import { STATUS_FILTER_NAMES, statusFilterGroups, type StatusGroup } from '../../orders/status-groups.ts';
 import { orderStatus } from '../../orders/status.ts';
 import { listOrderIds, type OrderListQuery } from '../../store/order-list.ts';
@@ -109,7 +109,7 @@ export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (request, reply) => {
       const q = request.query;
-      const now = { unixSeconds: Math.floor(Date.now() / 1000), heights: await currentHeights(db) };
+      const now = await statusClock(db);
       const { ids, total } = await listOrderIds(db, {
         ...orderFilters(registry, q),
         appId: request.app!.id,

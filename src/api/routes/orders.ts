@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { chainAdapter } from '../../chains/adapters.ts';
 import { notFound } from '../../errors.ts';
-import { currentHeights } from '../../orders/heights-cache.ts';
+import { statusClock } from '../../orders/heights-cache.ts';
 import { quoteInitiate, quoteStatus, quoteView, type QuoteStatus } from '../../orders/quote-view.ts';
 import { orderStatus } from '../../orders/status.ts';
 import type { OrderRecord } from '../../store/orders.ts';
@@ -36,7 +36,7 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const id = request.params.order.toLowerCase();
       const order = await orders.get(id);
       if (!order) throw notFound(`order ${id} not found`);
-      const status = orderStatus(order, { unixSeconds: Math.floor(Date.now() / 1000), heights: await currentHeights(db) });
+      const status = orderStatus(order, await statusClock(db));
       return reply.type(JSON_TYPE).send(`{"status":"Ok","result":${orderJson(order, status)}}`);
     },
   );
