@@ -7,7 +7,7 @@ import { statusClock } from '../orders/heights-cache.ts';
 import { orderJson } from '../orders/order-json.ts';
 import type { OrderRecord } from '../store/orders.ts';
 import { orderStatus, type StatusClock } from '../orders/status.ts';
-import { orderEventsOf } from '../store/order-timeline.ts';
+import { orderEventsOf } from '../store/order-events.ts';
 import { searchOrders } from './search.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

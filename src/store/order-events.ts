@@ -45,6 +45,25 @@ export async function eventsAfter(db: Db, q: EventsQuery): Promise<OrderEvent[]>
   return (await query.execute()).map(eventOfRow);
 }
 
+/** One step of an order's status timeline: an event without the order it carried. */
+export interface TimelineEntry {
+  id: string;
+  status: string;
+  /** RFC 3339 UTC with microseconds. */
+  created_at: string;
+}
+
+/** An order's recorded status changes, oldest first (the explorer's timeline). */
+export async function orderEventsOf(db: Db, orderId: string): Promise<TimelineEntry[]> {
+  const rows = await db
+    .selectFrom('order_events')
+    .select(['id', 'status', 'created_at'])
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, status: r.status, created_at: toRfc3339Micro(r.created_at) }));
+}
+
 /** The newest event's id, "0" when there is none. */
 export async function latestEventId(db: Db): Promise<string> {
   const row = await db.selectFrom('order_events').select(sql<string>`coalesce(max(id), 0)::text`.as('id')).executeTakeFirstOrThrow();
