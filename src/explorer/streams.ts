@@ -2,25 +2,16 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../api/context.ts';
 import { errorResponses, HexId } from '../api/schemas.ts';
-import { notFound } from '../errors.ts';
+import { EVENT_STREAM_RESPONSE, RESUME_QUERY, serveOrderStream } from '../api/routes/events.ts';
 
-const ResumeQuery = Type.Object(
-  {
-    last_event_id: Type.Optional(
-      Type.String({ pattern: '^[0-9]{1,19}$', errorMessage: 'must be an event id (digits)', description: 'Resume after this event (as the Last-Event-ID header does)' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const streamResponse = { description: 'Server-Sent Events', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+const ResumeQuery = Type.Object(RESUME_QUERY, { additionalProperties: false });
 
 /**
  * The explorer's live updates: an order's event stream (its history, then each new event) and every
  * order's new events, served by the event hub as Server-Sent Events. Public, as the order read is.
  */
 export function explorerStreamRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { orders, events } = ctx;
+  const { events } = ctx;
 
   app.get<{ Params: { order: string }; Querystring: Static<typeof ResumeQuery> }>(
     '/explorer/api/orders/:order/events',
@@ -32,14 +23,10 @@ export function explorerStreamRoutes(app: FastifyInstance, ctx: ApiContext): voi
         params: Type.Object({ order: HexId }),
         querystring: ResumeQuery,
         produces: ['text/event-stream'],
-        response: { 200: streamResponse, ...errorResponses(400, 404, 503) },
+        response: { 200: EVENT_STREAM_RESPONSE, ...errorResponses(400, 404, 503) },
       },
     },
-    async (request, reply) => {
-      const orderId = request.params.order.toLowerCase();
-      if (!(await orders.get(orderId))) throw notFound(`order ${orderId} not found`);
-      await events.serveStream(request, reply, { orderId });
-    },
+    async (request, reply) => serveOrderStream(ctx, request, reply),
   );
 
   app.get<{ Querystring: Static<typeof ResumeQuery> }>(
@@ -51,7 +38,7 @@ export function explorerStreamRoutes(app: FastifyInstance, ctx: ApiContext): voi
         tags: ['explorer'],
         querystring: ResumeQuery,
         produces: ['text/event-stream'],
-        response: { 200: streamResponse, ...errorResponses(400, 503) },
+        response: { 200: EVENT_STREAM_RESPONSE, ...errorResponses(400, 503) },
       },
     },
     async (request, reply) => events.serveStream(request, reply, { all: true }),

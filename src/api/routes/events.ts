@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../errors.ts';
 import type { OrderEvent } from '../../events/order-event.ts';
 import { statusGroup } from '../../orders/status-groups.ts';
@@ -8,9 +8,14 @@ import type { ApiContext } from '../context.ts';
 import { errorResponses, HexId } from '../schemas.ts';
 import { ORDER_FILTERS, orderFilters, type OrderFilterQuery } from './order-list.ts';
 
-const ResumeQuery = {
+/** The query parameter that resumes a stream, for clients that cannot send the Last-Event-ID header. */
+export const RESUME_QUERY = {
   last_event_id: Type.Optional(
-    Type.String({ pattern: '^[0-9]{1,19}$', description: 'Resume after this event, for clients that cannot send the Last-Event-ID header' }),
+    Type.String({
+      pattern: '^[0-9]{1,19}$',
+      errorMessage: 'must be an event id (digits)',
+      description: 'Resume after this event, as the Last-Event-ID header does',
+    }),
   ),
 };
 
@@ -20,10 +25,17 @@ const STREAM_DESCRIPTION =
   'showed it then. Send `Last-Event-ID` (or `last_event_id`) to resume after an event; nothing recorded since is ' +
   'missed. A comment line (`: heartbeat`) is sent every 15 s while the stream is idle.';
 
-const streamResponse = { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+export const EVENT_STREAM_RESPONSE = { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+
+/** Streams the events of the order named by the path (its history, then live); an unknown order is 404 before any stream. */
+export async function serveOrderStream(ctx: ApiContext, request: FastifyRequest<{ Params: { order: string } }>, reply: FastifyReply): Promise<void> {
+  const orderId = request.params.order.toLowerCase();
+  if (!(await ctx.orders.get(orderId))) throw notFound(`order ${orderId} not found`);
+  await ctx.events.serveStream(request, reply, { orderId });
+}
 
 export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { db, registry, auth, orders, events } = ctx;
+  const { db, registry, auth, events } = ctx;
 
   app.get<{ Params: { order: string } }>(
     '/v2/orders/:order/events',
@@ -34,16 +46,12 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
         description: `${STREAM_DESCRIPTION} The stream starts with the order's history (after Last-Event-ID when given).`,
         tags: ['events'],
         params: Type.Object({ order: HexId }),
-        querystring: Type.Object(ResumeQuery, { additionalProperties: false }),
+        querystring: Type.Object(RESUME_QUERY, { additionalProperties: false }),
         produces: ['text/event-stream'],
-        response: { 200: streamResponse, ...errorResponses(400, 401, 404, 503) },
+        response: { 200: EVENT_STREAM_RESPONSE, ...errorResponses(400, 401, 404, 503) },
       },
     },
-    async (request, reply) => {
-      const orderId = request.params.order.toLowerCase();
-      if (!(await orders.get(orderId))) throw notFound(`order ${orderId} not found`);
-      await events.serveStream(request, reply, { orderId });
-    },
+    async (request, reply) => serveOrderStream(ctx, request, reply),
   );
 
   app.get<{ Querystring: OrderFilterQuery & { last_event_id?: string } }>(
@@ -54,9 +62,9 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
         summary: "Stream the events of the calling app's orders",
         description: `${STREAM_DESCRIPTION} New events only, or those after Last-Event-ID; the filters are the order list's.`,
         tags: ['events'],
-        querystring: Type.Object({ ...ORDER_FILTERS, ...ResumeQuery }, { additionalProperties: false }),
+        querystring: Type.Object({ ...ORDER_FILTERS, ...RESUME_QUERY }, { additionalProperties: false }),
         produces: ['text/event-stream'],
-        response: { 200: streamResponse, ...errorResponses(400, 401, 503) },
+        response: { 200: EVENT_STREAM_RESPONSE, ...errorResponses(400, 401, 503) },
       },
     },
     async (request, reply) => {
