@@ -1,18 +1,14 @@
-import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../config/schema-check.ts';
-import { DEV_CONFIG_PATH, loadServiceConfig, type ServiceConfig } from '../config/service-config.ts';
 import { describeDev, startDev } from '../devnet/dev.ts';
 import { startService } from '../service.ts';
+import { configOf, withDatabase } from './database.ts';
 import { registerSwapCommand } from './swap.ts';
 import { registerWebhooksCommand } from './webhooks.ts';
 import { createApp } from '../store/apps.ts';
-import { migrate, openStore } from '../store/database.ts';
 import { VERSION } from '../version.ts';
 
 const program = new Command('hashlock').description('Hashlock cross-chain atomic swap service').version(VERSION);
-
-const configOf = (file: string | undefined): ServiceConfig => loadServiceConfig(file ? resolve(file) : DEV_CONFIG_PATH);
 
 /** Stops `stop` on Ctrl-C or SIGTERM, once. */
 function stopOnSignal(stop: () => Promise<void>): void {
@@ -70,20 +66,15 @@ apps
   .option('--slippage <bips>', 'default slippage in bips', slippage, 0)
   .option('-c, --config <file>', 'service config file (for the database location)')
   .action(async (opts: { name: string; gasless: boolean; slippage: number; config?: string }) => {
-    const config = configOf(opts.config);
-    const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    try {
-      await migrate(store.db);
-      const { app, key } = await createApp(store.db, {
+    await withDatabase(opts.config, async (db) => {
+      const { app, key } = await createApp(db, {
         name: opts.name,
         gasless: opts.gasless,
         defaultSlippage: opts.slippage,
       });
       console.log(`created app ${app.id} "${app.name}"${app.gasless ? ' (gasless)' : ''}`);
       console.log(`API key (shown once; send it as the service-app-id header):\n${key}`);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
 registerSwapCommand(program);

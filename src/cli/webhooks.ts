@@ -1,30 +1,10 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DEV_CONFIG_PATH, loadServiceConfig, type ServiceConfig } from '../config/service-config.ts';
 import { AppError } from '../errors.ts';
 import { loadSecretKey, SecretBox } from '../orders/secret-box.ts';
-import { migrate, openStore, type Db } from '../store/database.ts';
+import type { Db } from '../store/database.ts';
+import { withDatabase } from './database.ts';
 import { deleteEndpoint, listEndpoints } from '../store/webhooks.ts';
 import { registerEndpoint } from '../webhooks/endpoints.ts';
-
-/** Opens the database the service would use (config, DATABASE_URL, HASHLOCK_DATA_DIR), runs `work`, closes it. */
-async function withDatabase(
-  configFile: string | undefined,
-  work: (db: Db, secrets: () => SecretBox, config: ServiceConfig) => Promise<void>,
-): Promise<void> {
-  const config = loadServiceConfig(configFile ? resolve(configFile) : DEV_CONFIG_PATH);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  try {
-    await migrate(store.db);
-    await work(store.db, () => new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined)), config);
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    console.error(`error: ${err.message}`);
-    process.exitCode = 1;
-  } finally {
-    await store.close();
-  }
-}
 
 async function checkApp(db: Db, appId: string): Promise<void> {
   const app = await db.selectFrom('apps').select('id').where('id', '=', appId).executeTakeFirst();
@@ -49,11 +29,11 @@ export function registerWebhooksCommand(program: Command): void {
     .option('--status <statuses>', 'comma-separated order statuses to deliver (default: every status)', statusList, [])
     .option('-c, --config <file>', 'service config file (for the database location)')
     .action(async (opts: { app: string; url: string; status: string[]; config?: string }) => {
-      await withDatabase(opts.config, async (db, secrets, config) => {
+      await withDatabase(opts.config, async (db, config) => {
         await checkApp(db, opts.app);
         const { endpoint, secret } = await registerEndpoint(
           db,
-          secrets(),
+          new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined)),
           { appId: opts.app, url: opts.url, statuses: opts.status, allowPrivateAddresses: config.webhooksAllowPrivateAddresses },
           { url: '--url', statuses: '--status' },
         );
