@@ -163,7 +163,13 @@ export class EventHub {
 
   private async sendBacklog(stream: Stream, lastEventId: string | undefined): Promise<void> {
     const scope = stream.scope;
-    if (!('orderId' in scope) && lastEventId === undefined) return;
+    if (lastEventId !== undefined) stream.lastSent = BigInt(lastEventId);
+    else if (!('orderId' in scope)) {
+      // "New events" start at the log's end now, not at the hub's, which lags by a notification:
+      // without this floor an event recorded just before the stream opened would still reach it.
+      stream.lastSent = BigInt(await latestEventId(this.db));
+      return;
+    }
     let afterId = lastEventId ?? '0';
     for (;;) {
       const events = await eventsAfter(this.db, {

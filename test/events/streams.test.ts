@@ -125,6 +125,23 @@ describeEachStore('order event streams', (kind) => {
     }
   });
 
+  test("a stream of new events starts where the log ends when it opens, even before this instance has read the log's end", async () => {
+    const earlier = await newOrder();
+    // An event committed with no notification yet: the hub has not read it when the stream opens.
+    await t.store.db
+      .insertInto('order_events')
+      .values({ order_id: earlier.id, app_id: t.appId, status: 'initiate_detected', order_json: '{}' })
+      .execute();
+    const client = await SseClient.open(`${base}/v2/events`, keyed());
+    try {
+      const later = await newOrder();
+      await client.until(() => client.events.length >= 1, 5_000, 'the new order');
+      assert.deepEqual(client.data().map((e) => [e.order_id, e.status]), [[later.id, 'created']]);
+    } finally {
+      client.close();
+    }
+  });
+
   test('bad requests are refused before a stream opens: unknown order, bad Last-Event-ID, unknown filter value, no key', async () => {
     const order = await newOrder();
     const cases: Array<[string, Record<string, string>, number, RegExp]> = [
