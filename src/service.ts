@@ -162,6 +162,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         secrets,
         worker: instance,
         allowPrivateAddresses: config.webhooksAllowPrivateAddresses,
+        keepDeliveriesMs: config.webhooksKeepDeliveriesDays * 86_400_000,
         log: api.log.child({ worker: 'webhooks' }),
       }));
     stoppers.push(

@@ -134,6 +134,9 @@ export const ServiceConfigSchema = Type.Object(
           allow_private_addresses: Type.Optional(
             Type.Boolean({ description: 'let apps register webhook URLs on loopback, private or link-local addresses (default false; the dev config allows them)' }),
           ),
+          keep_deliveries_days: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 3650, description: 'days the delivery log keeps a delivery after it was delivered or given up (default 30)' }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -171,6 +174,8 @@ export interface ServiceConfig {
   routePolicy: RoutePolicyRules;
   /** Whether webhook endpoints may be on non-public addresses. */
   webhooksAllowPrivateAddresses: boolean;
+  /** Days the webhook delivery log keeps an ended delivery. */
+  webhooksKeepDeliveriesDays: number;
 }
 
 export const DEFAULT_PORT = 4426;
@@ -212,6 +217,7 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     },
     orderCacheMs: file.order_cache_ms ?? 60_000,
     webhooksAllowPrivateAddresses: file.webhooks?.allow_private_addresses ?? false,
+    webhooksKeepDeliveriesDays: file.webhooks?.keep_deliveries_days ?? 30,
     rateLimits: file.rate_limit === false ? undefined : rateLimits(file.rate_limit ?? {}),
     trustProxy: file.trust_proxy ?? false,
     routePolicy: routePolicyRules(file.route_policy ?? {}, path),

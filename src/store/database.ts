@@ -16,6 +16,7 @@ import * as m0010 from './migrations/0010_signed_jobs.ts';
 import * as m0011 from './migrations/0011_instant_refund_consent.ts';
 import * as m0012 from './migrations/0012_order_events.ts';
 import * as m0013 from './migrations/0013_webhooks.ts';
+import * as m0014 from './migrations/0014_webhook_log_retention.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_instant_refund_consent': m0011,
   '0012_order_events': m0012,
   '0013_webhooks': m0013,
+  '0014_webhook_log_retention': m0014,
 };
 
 const TEXT_TYPES = {

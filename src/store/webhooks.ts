@@ -341,6 +341,26 @@ export async function releaseDelivery(db: Db, id: string, worker: string): Promi
   `.execute(db);
 }
 
+/**
+ * Deletes deliveries that ended (delivered or failed) more than `keepMs` ago, with their attempts,
+ * at most `batch` at a time so no one statement holds many rows; returns how many went.
+ */
+export async function pruneDeliveries(db: Db, keepMs: number, batch = 5_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const result = await sql`
+      delete from webhook_deliveries where id in (
+        select id from webhook_deliveries
+        where status <> 'pending' and updated_at < now() - ${ms(keepMs)}
+        limit ${batch}
+      )
+    `.execute(db);
+    const deleted = Number(result.numAffectedRows ?? 0n);
+    total += deleted;
+    if (deleted < batch) return total;
+  }
+}
+
 /** One page of an endpoint's deliveries, newest first, with each one's attempts, and the total. */
 export async function listDeliveries(
   db: Db,

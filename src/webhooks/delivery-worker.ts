@@ -8,6 +8,7 @@ import {
   findEndpoint,
   markDelivered,
   markFailed,
+  pruneDeliveries,
   releaseDelivery,
   stopPendingDeliveries,
   WEBHOOK_QUEUED_CHANNEL,
@@ -46,6 +47,10 @@ export interface WebhookWorkerOptions {
   disableAfterMs?: number;
   /** Whether endpoints may be on loopback, private or link-local addresses (default: refused). */
   allowPrivateAddresses?: boolean;
+  /** How long the delivery log keeps a delivery after it ended (default 30 days). */
+  keepDeliveriesMs?: number;
+  /** How often ended deliveries past `keepDeliveriesMs` are deleted (default hourly, and at start). */
+  pruneEveryMs?: number;
   log?: WebhookLog;
 }
 
@@ -79,6 +84,8 @@ export class WebhookDeliveryWorker {
   private readonly stopping = new AbortController();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly poll: NodeJS.Timeout;
+  private readonly pruneTimer: NodeJS.Timeout;
+  private pruning: Promise<void> = Promise.resolve();
   private stopped = false;
   private pumping = false;
   private again = false;
@@ -98,7 +105,23 @@ export class WebhookDeliveryWorker {
     this.allowPrivateAddresses = options.allowPrivateAddresses ?? false;
     this.poll = setInterval(() => this.wake(), options.pollMs ?? 1_000);
     this.poll.unref();
+    this.pruneTimer = setInterval(() => void this.prune(), options.pruneEveryMs ?? 3_600_000);
+    this.pruneTimer.unref();
     this.wake();
+    void this.prune();
+  }
+
+  /** Deletes the delivery log's ended deliveries older than `keepDeliveriesMs`; one pass at a time. */
+  prune(): Promise<void> {
+    this.pruning = this.pruning.then(async () => {
+      if (this.stopped) return;
+      try {
+        await pruneDeliveries(this.db, this.options.keepDeliveriesMs ?? 30 * 86_400_000);
+      } catch (err) {
+        if (!this.stopped) this.log.error({ err }, 'deleting old webhook deliveries failed');
+      }
+    });
+    return this.pruning;
   }
 
   /** Looks for due deliveries now (a delivery was queued, or a request slot freed up). */
@@ -116,8 +139,10 @@ export class WebhookDeliveryWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.poll);
+    clearInterval(this.pruneTimer);
     this.stopping.abort();
     await this.pumped;
+    await this.pruning;
     await Promise.allSettled([...this.inFlight.values()]);
   }
 

@@ -41,6 +41,13 @@ test('rate limits: defaults, partial settings, false for none, and trust_proxy',
   assert.equal(loadServiceConfig(writeConfig({ rate_limit: false }), {}).rateLimits, undefined);
 });
 
+test('webhooks: private addresses refused and the delivery log kept 30 days by default, else as given', () => {
+  const defaults = loadServiceConfig(writeConfig({}), {});
+  assert.deepEqual([defaults.webhooksAllowPrivateAddresses, defaults.webhooksKeepDeliveriesDays], [false, 30]);
+  const given = loadServiceConfig(writeConfig({ webhooks: { allow_private_addresses: true, keep_deliveries_days: 7 } }), {});
+  assert.deepEqual([given.webhooksAllowPrivateAddresses, given.webhooksKeepDeliveriesDays], [true, 7]);
+});
+
 const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
   ['a string port', { port: '80' }, {}, /hashlock\.json: port: must be integer/],
   ['a port out of range', { port: 70000 }, {}, /port: must be <= 65535/],
@@ -61,6 +68,8 @@ const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
   ['an empty route policy rule', { route_policy: { whitelist_overrides: [''] } }, {}, /route_policy\.whitelist_overrides\[0\]/],
   ['a route policy rule without direction', { route_policy: { blacklist_pairs: ['bitcoin:BTC starknet:*'] } }, {}, /hashlock\.json: route_policy\.blacklist_pairs\[0\]: rule "bitcoin:BTC starknet:\*" has no direction/],
   ['a route policy rule with an unknown direction', { route_policy: { isolation_groups: ['ethereum:SEED <=> arbitrum:SEED'] } }, {}, /route_policy\.isolation_groups\[0\]: rule "ethereum:SEED <=> arbitrum:SEED" has an unknown direction "<=>"/],
+  ['a delivery log kept zero days', { webhooks: { keep_deliveries_days: 0 } }, {}, /webhooks\.keep_deliveries_days: must be >= 1/],
+  ['a delivery log kept a fraction of a day', { webhooks: { keep_deliveries_days: 0.5 } }, {}, /webhooks\.keep_deliveries_days: must be integer/],
   ['a malformed route policy side', { route_policy: { blacklist_pairs: ['x:y -> bitcoin'] } }, {}, /route_policy\.blacklist_pairs\[0\]: rule "x:y -> bitcoin": destination side "bitcoin" must be chain:SYMBOL/],
 ];
 

@@ -274,6 +274,36 @@ describeEachStore('webhook delivery', (kind) => {
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(receiver.received.map((r) => JSON.parse(r.body).status).sort(), ['redeemed', 'refunded']);
   });
+  test('the delivery log keeps an ended delivery keepDeliveriesMs, then a worker deletes it with its attempts; pending ones stay', async () => {
+    const { receiver, appId, endpoint } = await setup();
+    const first = worker();
+    await queue([
+      await recordEvent(store.db, appId, 'created'),
+      await recordEvent(store.db, appId, 'initiated'),
+      await recordEvent(store.db, appId, 'redeemed'),
+    ]);
+    await waitFor(() => receiver.received.length === 3, 5_000, 'three deliveries');
+    await waitFor(async () => (await log(endpoint.id)).every((d) => d.status === 'delivered'), 5_000, 'all recorded delivered');
+    await first.stop();
+    const [newest, middle, oldest] = await log(endpoint.id);
+    const longAgo = new Date(Date.now() - 31 * 86_400_000);
+    await store.db.updateTable('webhook_deliveries').set({ updated_at: longAgo }).where('id', 'in', [middle!.id, oldest!.id]).execute();
+    // An old delivery still pending (its endpoint failing for long) is not the log's to delete.
+    await store.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', next_attempt_at: new Date(Date.now() + 86_400_000) })
+      .where('id', '=', middle!.id)
+      .execute();
+    const attemptsOf = async (id: string) =>
+      (await store.db.selectFrom('webhook_attempts').select('id').where('delivery_id', '=', id).execute()).length;
+    assert.equal(await attemptsOf(oldest!.id), 1);
+    worker({ keepDeliveriesMs: 30 * 86_400_000 });
+    await waitFor(async () => (await log(endpoint.id)).length === 2, 5_000, 'the old ended delivery deleted at start');
+    assert.deepEqual((await log(endpoint.id)).map((d) => [d.id, d.status]), [[newest!.id, 'delivered'], [middle!.id, 'pending']]);
+    assert.equal(await attemptsOf(oldest!.id), 0, 'its attempts went with it');
+    assert.equal(await attemptsOf(newest!.id), 1);
+  });
+
   test('with private addresses refused (the default), nothing is sent to loopback, by address or by name, and the log says why', async () => {
     const { receiver, appId, endpoint } = await setup();
     const byName = await registerEndpoint(store.db, secrets, { appId, url: receiver.url.replace('127.0.0.1', 'localhost'), statuses: [], allowPrivateAddresses: true });
