@@ -14,11 +14,18 @@ export type StreamScope =
   /** Every order's new events (after `Last-Event-ID` when given). */
   | { all: true };
 
+/** A public stream needs no API key (the explorer's); it counts against its client address's cap. */
+export interface StreamAccess {
+  public?: boolean;
+}
+
 export interface EventHubOptions {
   /** How often an idle stream gets a comment line, so proxies keep it open. */
   heartbeatMs?: number;
   /** Open streams this instance accepts; more get 503. */
   maxStreams?: number;
+  /** Open public streams (no API key: the explorer's) one client address may hold here; more get 429. */
+  maxPublicStreamsPerAddress?: number;
   /** A stream whose client has not read this much is closed (it resumes with Last-Event-ID). */
   maxUnreadBytes?: number;
   log?: FastifyBaseLogger;
@@ -90,6 +97,9 @@ export class EventHub {
   private pullAgain = false;
   private readonly heartbeatMs: number;
   private readonly maxStreams: number;
+  private readonly maxPublicPerAddress: number;
+  /** Open public streams per client address. */
+  private readonly publicByAddress = new Map<string, number>();
   private readonly maxUnreadBytes: number;
 
   constructor(
@@ -98,6 +108,7 @@ export class EventHub {
   ) {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.maxStreams = options.maxStreams ?? 10_000;
+    this.maxPublicPerAddress = options.maxPublicStreamsPerAddress ?? 50;
     this.maxUnreadBytes = options.maxUnreadBytes ?? 1024 * 1024;
   }
 
@@ -134,9 +145,15 @@ export class EventHub {
    * Answers the request with a stream of `scope`'s events. `Last-Event-ID` (header, or the
    * `last_event_id` query parameter for clients that cannot set headers) resumes after that event.
    */
-  async serveStream(request: FastifyRequest, reply: FastifyReply, scope: StreamScope): Promise<void> {
+  async serveStream(request: FastifyRequest, reply: FastifyReply, scope: StreamScope, access: StreamAccess = {}): Promise<void> {
     const lastEventId = lastEventIdOf(request);
     if (this.streams.size >= this.maxStreams) throw new AppError('unavailable', 'too many open event streams on this instance; retry later');
+    const address = access.public ? request.ip : undefined;
+    if (address !== undefined) {
+      const open = this.publicByAddress.get(address) ?? 0;
+      if (open >= this.maxPublicPerAddress) throw new AppError('rate_limited', `too many open event streams from ${address} (at most ${this.maxPublicPerAddress}); close one first`);
+      this.publicByAddress.set(address, open + 1);
+    }
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -148,7 +165,20 @@ export class EventHub {
     res.write('retry: 2000\n\n');
     const stream = new Stream(res, scope, this.maxUnreadBytes);
     this.add(stream);
-    res.on('close', () => this.remove(stream));
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      this.remove(stream);
+      if (address !== undefined) {
+        const left = (this.publicByAddress.get(address) ?? 1) - 1;
+        if (left > 0) this.publicByAddress.set(address, left);
+        else this.publicByAddress.delete(address);
+      }
+    };
+    res.on('close', close);
+    // A client gone before the stream opened has already had its 'close'.
+    if (res.destroyed || request.raw.socket.destroyed) close();
     try {
       await this.sendBacklog(stream, lastEventId);
     } catch (err) {

@@ -23,10 +23,10 @@ export function explorerStreamRoutes(app: FastifyInstance, ctx: ApiContext): voi
         params: Type.Object({ order: HexId }),
         querystring: ResumeQuery,
         produces: ['text/event-stream'],
-        response: { 200: EVENT_STREAM_RESPONSE, ...errorResponses(400, 404, 503) },
+        response: { 200: EVENT_STREAM_RESPONSE, ...errorResponses(400, 404, 429, 503) },
       },
     },
-    async (request, reply) => serveOrderStream(ctx, request, reply),
+    async (request, reply) => serveOrderStream(ctx, request, reply, { public: true }),
   );
 
   app.get<{ Querystring: Static<typeof ResumeQuery> }>(
@@ -38,9 +38,9 @@ export function explorerStreamRoutes(app: FastifyInstance, ctx: ApiContext): voi
         tags: ['explorer'],
         querystring: ResumeQuery,
         produces: ['text/event-stream'],
-        response: { 200: EVENT_STREAM_RESPONSE, ...errorResponses(400, 503) },
+        response: { 200: EVENT_STREAM_RESPONSE, ...errorResponses(400, 429, 503) },
       },
     },
-    async (request, reply) => events.serveStream(request, reply, { all: true }),
+    async (request, reply) => events.serveStream(request, reply, { all: true }, { public: true }),
   );
 }

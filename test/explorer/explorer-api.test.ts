@@ -283,4 +283,39 @@ describeEachStore('explorer event streams', (kind) => {
       assert.match(res.json<Json>().error, message, url);
     }
   });
+
+  test('one client address holds at most maxPublicStreamsPerAddress public streams; keyed streams do not count', async () => {
+    const capped = await openTestApi(kind, undefined, { eventStreams: { maxPublicStreamsPerAddress: 2 } });
+    const capBase = await capped.api.listen({ port: 0, host: '127.0.0.1' });
+    const order = sampleOrder(capped.appId);
+    await insertOrder(capped.store.db, order);
+    const open: SseClient[] = [];
+    try {
+      open.push(await SseClient.open(`${capBase}/explorer/api/events`));
+      open.push(await SseClient.open(`${capBase}/explorer/api/orders/${order.id}/events`));
+      for (const path of ['/explorer/api/events', `/explorer/api/orders/${order.id}/events`]) {
+        const refused = await fetch(`${capBase}${path}`);
+        assert.equal(refused.status, 429, path);
+        const body = (await refused.json()) as Json;
+        assert.equal(body.code, 'rate_limited');
+        assert.match(body.error, /too many open event streams from 127\.0\.0\.1 \(at most 2\)/);
+      }
+      const keyed = await SseClient.open(`${capBase}/v2/events`, { 'service-app-id': capped.key });
+      open.push(keyed);
+      assert.equal(keyed.response.statusCode, 200, 'an app\'s stream is not a public one');
+      open.shift()!.close();
+      // The server hears the close a moment later.
+      let again = await SseClient.open(`${capBase}/explorer/api/events`);
+      for (let tries = 0; again.response.statusCode === 429 && tries < 50; tries++) {
+        again.close();
+        await new Promise((r) => setTimeout(r, 100));
+        again = await SseClient.open(`${capBase}/explorer/api/events`);
+      }
+      open.push(again);
+      assert.equal(again.response.statusCode, 200, 'a closed stream frees its place');
+    } finally {
+      for (const client of open) client.close();
+      await capped.close();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../errors.ts';
 import type { OrderEvent } from '../../events/order-event.ts';
+import type { StreamAccess } from '../../events/event-hub.ts';
 import { statusGroup } from '../../orders/status-groups.ts';
 import { listOrderIds } from '../../store/order-list.ts';
 import type { ApiContext } from '../context.ts';
@@ -28,10 +29,15 @@ const STREAM_DESCRIPTION =
 export const EVENT_STREAM_RESPONSE = { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } };
 
 /** Streams the events of the order named by the path (its history, then live); an unknown order is 404 before any stream. */
-export async function serveOrderStream(ctx: ApiContext, request: FastifyRequest<{ Params: { order: string } }>, reply: FastifyReply): Promise<void> {
+export async function serveOrderStream(
+  ctx: ApiContext,
+  request: FastifyRequest<{ Params: { order: string } }>,
+  reply: FastifyReply,
+  access: StreamAccess = {},
+): Promise<void> {
   const orderId = request.params.order.toLowerCase();
   if (!(await ctx.orders.get(orderId))) throw notFound(`order ${orderId} not found`);
-  await ctx.events.serveStream(request, reply, { orderId });
+  await ctx.events.serveStream(request, reply, { orderId }, access);
 }
 
 export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
