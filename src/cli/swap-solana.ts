@@ -3,7 +3,7 @@
 // (broadcast by the client, or sent to the relayer when gasless), and what a transaction cost or
 // paid the user, read back from the chain. The local RPC has no subscriptions: statuses are polled.
 import {
-    getBase64EncodedWireTransaction,
+  getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   getTransactionDecoder,
   partiallySignTransaction,
@@ -57,7 +57,7 @@ export function solanaWallet(chainKey: string, chain: DevnetSolanaChain | undefi
 /** The user's confirmed balance: lamports for SOL (`mint` undefined), base units of its token account for an SPL mint. */
 export async function solanaBalance(wallet: SolanaWallet, mint: string | undefined): Promise<bigint> {
   try {
-    return await readBalance(wallet.rpc, wallet.address, mint);
+    return (await readBalance(wallet.rpc, wallet.address, mint)).balance;
   } catch (err) {
     throw new SwapError(`cannot read the balance on ${wallet.chainKey} (${(err as Error).message}): is npm start running?`);
   }

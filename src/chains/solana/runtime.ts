@@ -64,7 +64,8 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
       const read = [];
       for (const asset of assets) {
         const mint = asset.token.schema === 'solana:native' ? undefined : asset.token.address;
-        read.push({ asset, balance: await solanaBalance(rpc, party as Address, mint) });
+        const { balance, slot } = await solanaBalance(rpc, party as Address, mint);
+        read.push({ asset, balance, blockNumber: slot });
       }
       return read;
     },

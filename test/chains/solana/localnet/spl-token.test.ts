@@ -11,6 +11,8 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
+import { solanaBalance } from '../../../../src/chains/solana/balances.ts';
+import { solanaRpc } from '../../../../src/chains/solana/rpc.ts';
 import { fundedSigner, rawRpc, sendWire, signedTransaction, startTestLocalnet, type LocalnetHarness } from '../../../helpers/solana-localnet.ts';
 
 describe('Solana localnet: SPL Token through a kit RPC client', () => {
@@ -123,5 +125,17 @@ describe('Solana localnet: SPL Token through a kit RPC client', () => {
     const info = await h.rpc.getAccountInfo(mint.address, { encoding: 'base64' }).send();
     assert.equal(info.value?.lamports, await h.rpc.getMinimumBalanceForRentExemption(BigInt(getMintSize())).send());
     assert.equal((await h.rpc.getAccountInfo(nobody.address, { encoding: 'base64' }).send()).value, null);
+  });
+
+  it("solanaBalance (the solver's balances, hashlock swap) reads lamports and token units with the slot they were read at", async () => {
+    const rpc = solanaRpc(h.chain.rpcUrl);
+    h.chain.advanceSlots(3);
+    // Slots move only when told here (slotMs 0): every read below is at the slot this one names.
+    const { context, value: lamportsOfAlice } = await h.rpc.getBalance(alice.address, { commitment: 'confirmed' }).send();
+    const slot = context.slot;
+    assert.ok(slot > 3n);
+    assert.deepEqual(await solanaBalance(rpc, alice.address, undefined), { balance: lamportsOfAlice, slot });
+    assert.deepEqual(await solanaBalance(rpc, bob.address, mint.address), { balance: 1_500_000n, slot });
+    assert.deepEqual(await solanaBalance(rpc, payer.address, mint.address), { balance: 0n, slot }, 'no token account holds nothing');
   });
 });
