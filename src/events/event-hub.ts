@@ -46,6 +46,8 @@ class Stream {
     readonly res: ServerResponse,
     readonly scope: StreamScope,
     private readonly maxUnreadBytes: number,
+    /** The client address a public stream counts against; undefined for a keyed one. */
+    readonly publicAddress: string | undefined,
   ) {}
 
   /** Sends events in order, each once, through the scope's filter. */
@@ -98,8 +100,7 @@ export class EventHub {
   private readonly heartbeatMs: number;
   private readonly maxStreams: number;
   private readonly maxPublicPerAddress: number;
-  /** Open public streams per client address. */
-  private readonly publicByAddress = new Map<string, number>();
+  private readonly publicByAddress = new Map<string, Set<Stream>>();
   private readonly maxUnreadBytes: number;
 
   constructor(
@@ -149,10 +150,8 @@ export class EventHub {
     const lastEventId = lastEventIdOf(request);
     if (this.streams.size >= this.maxStreams) throw new AppError('unavailable', 'too many open event streams on this instance; retry later');
     const address = access.public ? request.ip : undefined;
-    if (address !== undefined) {
-      const open = this.publicByAddress.get(address) ?? 0;
-      if (open >= this.maxPublicPerAddress) throw new AppError('rate_limited', `too many open event streams from ${address} (at most ${this.maxPublicPerAddress}); close one first`);
-      this.publicByAddress.set(address, open + 1);
+    if (address !== undefined && (this.publicByAddress.get(address)?.size ?? 0) >= this.maxPublicPerAddress) {
+      throw new AppError('rate_limited', `too many open event streams from ${address} (at most ${this.maxPublicPerAddress}); close one first`);
     }
     reply.hijack();
     const res = reply.raw;
@@ -163,22 +162,11 @@ export class EventHub {
       connection: 'keep-alive',
     });
     res.write('retry: 2000\n\n');
-    const stream = new Stream(res, scope, this.maxUnreadBytes);
+    const stream = new Stream(res, scope, this.maxUnreadBytes, address);
     this.add(stream);
-    let closed = false;
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      this.remove(stream);
-      if (address !== undefined) {
-        const left = (this.publicByAddress.get(address) ?? 1) - 1;
-        if (left > 0) this.publicByAddress.set(address, left);
-        else this.publicByAddress.delete(address);
-      }
-    };
-    res.on('close', close);
+    res.on('close', () => this.remove(stream));
     // A client gone before the stream opened has already had its 'close'.
-    if (res.destroyed || request.raw.socket.destroyed) close();
+    if (res.destroyed || request.raw.socket.destroyed) this.remove(stream);
     try {
       await this.sendBacklog(stream, lastEventId);
     } catch (err) {
@@ -221,14 +209,17 @@ export class EventHub {
     if ('orderId' in scope) setOf(this.byOrder, scope.orderId).add(stream);
     else if ('appId' in scope) setOf(this.byApp, scope.appId).add(stream);
     else this.everyOrder.add(stream);
+    if (stream.publicAddress !== undefined) setOf(this.publicByAddress, stream.publicAddress).add(stream);
   }
 
+  /** Forgets a stream; once, however often its end is heard. */
   private remove(stream: Stream): void {
-    this.streams.delete(stream);
+    if (!this.streams.delete(stream)) return;
     const scope = stream.scope;
     if ('orderId' in scope) unsetOf(this.byOrder, scope.orderId, stream);
     else if ('appId' in scope) unsetOf(this.byApp, scope.appId, stream);
     else this.everyOrder.delete(stream);
+    if (stream.publicAddress !== undefined) unsetOf(this.publicByAddress, stream.publicAddress, stream);
   }
 
   /** Reads the events recorded since the last read and hands them out; notifications coalesce. */
