@@ -158,13 +158,15 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       });
     }
     // Webhook deliveries go out from every instance (each delivery claimed by one).
-    stoppers.push(await startWebhookDelivery(store, {
+    stoppers.push(
+      await startWebhookDelivery(store, {
         secrets,
         worker: instance,
         allowPrivateAddresses: config.webhooksAllowPrivateAddresses,
         keepDeliveriesMs: config.webhooksKeepDeliveriesDays * 86_400_000,
         log: api.log.child({ worker: 'webhooks' }),
-      }));
+      }),
+    );
     stoppers.push(
       await store.listen('order_changed', {
         message: (orderId) => onOrderChanged.forEach((handle) => handle(orderId)),

@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { AppError } from '../errors.ts';
 import { loadSecretKey, SecretBox } from '../orders/secret-box.ts';
+import { appExists } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
 import { withDatabase } from './database.ts';
 import { deleteEndpoint, listEndpoints } from '../store/webhooks.ts';
 import { registerEndpoint } from '../webhooks/endpoints.ts';
 
 async function checkApp(db: Db, appId: string): Promise<void> {
-  const app = await db.selectFrom('apps').select('id').where('id', '=', appId).executeTakeFirst();
-  if (!app) throw new AppError('not_found', `--app: no app ${appId}`);
+  if (!(await appExists(db, appId))) throw new AppError('not_found', `--app: no app ${appId}`);
 }
 
 const statusList = (value: string): string[] =>

@@ -54,3 +54,8 @@ export async function findAppByKey(db: Db, key: string): Promise<App | undefined
     .executeTakeFirst();
   return row && { id: row.id, name: row.name, gasless: row.gasless, defaultSlippage: row.default_slippage };
 }
+
+/** Whether an app of this id exists (disabled or not). */
+export async function appExists(db: Db, id: string): Promise<boolean> {
+  return (await db.selectFrom('apps').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}

@@ -49,6 +49,9 @@ export interface OutboxEvent {
   body: string;
 }
 
+/** A duration in SQL, as an interval of whole milliseconds. */
+const ms = (n: number) => sql`${`${Math.max(0, Math.round(n))} milliseconds`}::interval`;
+
 /** The channel a queued delivery notifies (at commit), so that workers need not wait for their poll. */
 export const WEBHOOK_QUEUED_CHANNEL = 'webhook_queued';
 
@@ -215,7 +218,7 @@ export async function claimDeliveries(
       limit ${input.limit}
     )
     update webhook_deliveries d set attempts = d.attempts + 1, locked_by = ${input.worker},
-      locked_until = now() + ${`${input.leaseMs} milliseconds`}::interval, updated_at = now()
+      locked_until = now() + ${ms(input.leaseMs)}, updated_at = now()
     from picked, webhook_endpoints e
     where d.id = picked.id and e.id = d.endpoint_id
     returning d.id, d.endpoint_id, d.event_id, d.body, d.attempts, e.url, e.secret_ciphertext
@@ -241,8 +244,6 @@ export interface AttemptOutcome {
   statusCode: number | null;
   error: string;
 }
-
-const ms = (n: number) => sql`${`${Math.max(0, Math.round(n))} milliseconds`}::interval`;
 
 /**
  * The endpoint answered 2xx: the delivery is done, and the endpoint's failure record is cleared.
