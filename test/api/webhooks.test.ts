@@ -7,7 +7,8 @@ import { enqueueWebhookDeliveries } from '../../src/webhooks/outbox.ts';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.ts';
 import { openTestApi, type TestApi } from '../helpers/api.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { recordEvent, startReceiver, waitFor } from '../helpers/webhooks.ts';
+import { recordEvent, startReceiver } from '../helpers/webhooks.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 type Json = Record<string, any>;
 

@@ -60,12 +60,3 @@ export async function recordEvent(db: Db, appId: string, status: OrderStatus, or
     .executeTakeFirstOrThrow();
   return { id: row.id, orderId: id, appId, status, createdAt: toRfc3339Micro(row.created_at), orderJson };
 }
-
-/** Resolves once `check` holds, polling; fails after `timeoutMs`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'the condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

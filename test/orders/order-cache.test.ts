@@ -5,23 +5,15 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { insertOrder } from '../../src/store/orders.ts';
 import { sampleOrder, seedBasics } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
-
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting until ${what}`);
-}
+import { waitFor } from '../helpers/wait.ts';
 
 /** Reads until two reads in a row return the same record: pending notifications have settled. */
 async function settled(cache: OrderCache, id: string) {
   let record: unknown;
-  await eventually(async () => {
+  await waitFor(async () => {
     record = await cache.get(id);
     return record !== undefined && (await cache.get(id)) === record;
-  }, 'reads are served from memory');
+  }, 5_000, 'reads are served from memory');
   return record as Awaited<ReturnType<OrderCache['get']>>;
 }
 
@@ -57,11 +49,11 @@ describeEachStore('order read cache', (kind) => {
         .where('order_id', '=', order.id)
         .where('side', '=', 'source')
         .execute();
-      await eventually(async () => (await cache.get(order.id))?.source.initiateTxHash === '0xfeed', 'the change shows');
+      await waitFor(async () => (await cache.get(order.id))?.source.initiateTxHash === '0xfeed', 5_000, 'the change shows');
       assert.equal((await cache.get(order.id))?.source.initiateBlockNumber, '42');
 
       await writer.db.insertInto('affiliate_fees').values({ order_id: order.id, position: 0, address: '0xaa', fee_bips: 10, asset: 'ethereum_localnet:usdc', amount: 5n }).execute();
-      await eventually(async () => (await cache.get(order.id))?.affiliateFees.length === 1, 'a new fee shows');
+      await waitFor(async () => (await cache.get(order.id))?.affiliateFees.length === 1, 5_000, 'a new fee shows');
     } finally {
       await stop();
     }

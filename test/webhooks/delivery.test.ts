@@ -12,7 +12,8 @@ import { enqueueWebhookDeliveries } from '../../src/webhooks/outbox.ts';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.ts';
 import { seedBasics } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
-import { recordEvent, startReceiver, waitFor, type Receiver } from '../helpers/webhooks.ts';
+import { recordEvent, startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 // The receivers are on loopback, which the service refuses unless allowed.
 const FAST: Omit<WebhookWorkerOptions, 'db' | 'secrets' | 'worker'> = { pollMs: 25, firstRetryMs: 50, maxRetryMs: 200, timeoutMs: 2_000, allowPrivateAddresses: true };

@@ -10,7 +10,8 @@ import { registerEndpoint } from '../../src/webhooks/endpoints.ts';
 import { enqueueWebhookDeliveries } from '../../src/webhooks/outbox.ts';
 import { seedBasics } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore, StatementCounter } from '../helpers/stores.ts';
-import { recordEvent, waitFor } from '../helpers/webhooks.ts';
+import { recordEvent } from '../helpers/webhooks.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 describeEachStore('webhook outbox', (kind) => {
   let store: Store;

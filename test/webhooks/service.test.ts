@@ -12,7 +12,8 @@ import { insertOrder } from '../../src/store/orders.ts';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.ts';
 import { LOCALNET_REGISTRY_PATH, sampleOrder } from '../helpers/fixtures.ts';
 import { createDatabase, describeEachStore } from '../helpers/stores.ts';
-import { startReceiver, waitFor, type Receiver } from '../helpers/webhooks.ts';
+import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** The dev config without chains, on a fresh database of the kind (a data dir on disk for PGlite, so it outlives a restart). */
 async function serviceConfig(kind: StoreKind): Promise<{ config: ServiceConfig; drop: () => Promise<void> }> {
