@@ -311,7 +311,8 @@ describeEachStore('webhook delivery', (kind) => {
     worker({ allowPrivateAddresses: false, maxRetryMs: 60_000, firstRetryMs: 60_000 });
     await queue([await recordEvent(store.db, appId, 'created')]);
     for (const id of [endpoint.id, byName.endpoint.id]) {
-      await waitFor(async () => (await log(id))[0]?.attempts === 1, 5_000, 'the refused attempt');
+      // `attempts` counts an attempt from its claim; the attempt log gets it when its outcome is written.
+      await waitFor(async () => (await log(id))[0]?.attemptLog.length === 1, 5_000, 'the refused attempt recorded');
       const [delivery] = await log(id);
       assert.equal(delivery!.status, 'pending', 'refused like any failure: retried later, in case the operator allows it');
       assert.match(delivery!.lastError, /^refused: (127\.0\.0\.1 is not a public address|localhost is this machine)/);
