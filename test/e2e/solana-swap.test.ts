@@ -33,6 +33,7 @@ import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import { startDev, type Dev } from '../../src/devnet/dev.ts';
 import { instantRefundSigned } from '../../src/store/instant-refund-gate.ts';
 import { solanaProgramsForSuite } from '../helpers/solana.ts';
+import { until } from '../helpers/wait.ts';
 
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 const evmUser = privateKeyToAccount(privateKeyOf(devAccount('user')));
@@ -93,22 +94,12 @@ interface Order {
   destination_swap: Swap;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 const readOrder = async (id: string) => (await api<Order>('GET', `/v2/orders/${id}`)).body.result;
 const orderReaches = (id: string, statuses: readonly string[], timeoutMs?: number) =>
   until(`order ${id} to reach ${statuses.join(' or ')}`, async () => {
     const o = await readOrder(id);
     return statuses.includes(o.status) ? o : undefined;
-  }, timeoutMs);
+  }, timeoutMs ?? 60_000, 200);
 
 async function quote(from: string, to: string, amount: bigint) {
   const q = await api<Array<{ solver_id: string; destination: { amount: string } }>>('GET', `/v2/quote?from=${from}&to=${to}&from_amount=${amount}`);
@@ -140,7 +131,7 @@ async function sendAndWait(transaction: Awaited<ReturnType<typeof signAsUser>>):
     const [status] = (await rpc.getSignatureStatuses([signature]).send()).value;
     assert.equal(status?.err ?? null, null, `transaction failed: ${JSON.stringify(status?.err, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
     return status && status.confirmationStatus !== 'processed' ? true : undefined;
-  });
+  }, 60_000, 200);
   return signature;
 }
 
@@ -315,10 +306,7 @@ test('instant refund of a USDC source: the solver signs as redeemer while the de
     const job = await dev!.service.store.db.selectFrom('relayer_jobs').select('status').where('idempotency_key', '=', `${created.order_id}:initiate`).executeTakeFirst();
     return job?.status === 'submitted' || job?.status === 'confirmed' ? true : undefined;
   };
-  for (const deadline = Date.now() + 30_000; !(await sent()); ) {
-    if (Date.now() > deadline) throw new Error('the relayer did not send the initiate');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await until('the relayer to send the initiate', sent, 30_000, 5);
   // Too little time left for the solver (rule 2), before the slot it ran in is confirmed: an order the user wants out of.
   advance(1_300);
   await orderReaches(created.order_id, ['initiated']);
@@ -353,7 +341,7 @@ test('rule 1: a swap account whose amount differs from the order is recorded but
   const seen = await until('the watcher to record the initiate', async () => {
     const o = await readOrder(created.order_id);
     return o.source_swap.initiate_tx_hash ? o : undefined;
-  });
+  }, 60_000, 200);
   assert.equal(seen.source_swap.swap_id, order.source_swap.swap_id);
   assert.equal(seen.source_swap.filled_amount, (amount - 1n).toString());
   await new Promise((r) => setTimeout(r, 3_000));
@@ -373,7 +361,7 @@ test("the solver refunds its own expired SOL destination when the client never r
   const refunded = await until('the solver to refund its destination', async () => {
     const o = await readOrder(created.order_id);
     return o.destination_swap.refund_tx_hash ? o : undefined;
-  });
+  }, 60_000, 200);
   const fees = await feesOf([refunded.destination_swap.initiate_tx_hash, refunded.destination_swap.refund_tx_hash]);
   assert.equal(await lamportsOf(solver.address), solverBefore - fees, 'the amount and the rent came back; the solver paid two fees');
   assert.equal(refunded.destination_swap.redeem_tx_hash, '');

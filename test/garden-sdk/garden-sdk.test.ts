@@ -16,6 +16,7 @@ import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-con
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import { startDev, type Dev } from '../../src/devnet/dev.ts';
 import { portIsFree } from '../../src/devnet/free-port.ts';
+import { until } from '../helpers/wait.ts';
 
 /** Where the SDK's localnet chains (`ethereum_localnet`, `arbitrum_localnet`) expect their nodes. */
 const SDK_RPC = { ethereum_localnet: 'http://localhost:8545', arbitrum_localnet: 'http://localhost:8546' } as const;
@@ -64,7 +65,7 @@ before(async () => {
   const routePolicy = { default: 'open' as const, isolation_groups: [], blacklist_pairs: [BLACKLISTED], whitelist_overrides: [] };
   const config = { ...loadServiceConfig(DEV_CONFIG_PATH, {}), port: 0, dataDir, databaseUrl: undefined, logLevel: 'warn', routePolicy };
   // Other test files may hold these ports for a while (a `hashlock dev` of their own): wait for them.
-  for (const url of Object.values(SDK_RPC)) await until(`port ${new URL(url).port} to be free`, async () => ((await portIsFree(Number(new URL(url).port))) ? true : undefined), 180_000);
+  for (const url of Object.values(SDK_RPC)) await until(`port ${new URL(url).port} to be free`, async () => ((await portIsFree(Number(new URL(url).port))) ? true : undefined), 180_000, 250);
   dev = await startDev(config, { wellKnownPorts: true });
   for (const key of Object.keys(SDK_RPC) as ChainKey[]) {
     const port = new URL(SDK_RPC[key]).port;
@@ -108,16 +109,6 @@ async function userTransactions(chain: ChainKey, fromBlock: bigint): Promise<Has
     for (const tx of block.transactions) if (tx.from.toLowerCase() === user.address.toLowerCase()) hashes.push(tx.hash);
   }
   return hashes;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 async function sdkOrder(orderId: string): Promise<SdkOrder> {
@@ -175,7 +166,7 @@ for (const [from, to] of [
       const redeemed = await until('the SDK to see its order Redeemed', async () => {
         const o = await sdkOrder(order.order_id);
         return o.status === 'Redeemed' ? o : undefined;
-      });
+      }, 90_000, 250);
       assert.equal(ParseOrderStatus(redeemed as never), 'Redeemed');
       assert.equal(redeemed.destination_swap.secret.replace(/^0x/, ''), secret.val!.secret.replace(/^0x/, ''), 'the destination was redeemed with the SDK\'s secret');
     } finally {
@@ -185,7 +176,7 @@ for (const [from, to] of [
     const completed = await until('the solver to redeem the source', async () => {
       const o = await sdkOrder(order.order_id);
       return o.source_swap.redeem_tx_hash && Number(o.source_swap.redeem_block_number) > 0 ? o : undefined;
-    });
+    }, 90_000, 250);
     assert.ok(completed.source_swap.redeem_tx_hash);
 
     const approvals = await userTransactions(from, startBlocks[from]);
@@ -217,7 +208,7 @@ test("Garden's SDK createSwap (the service keeps the secret and redeems for the 
   const done = await until('the order to be Redeemed', async () => {
     const o = await sdkOrder(swap.val as string);
     return o.status === 'Redeemed' && Number(o.source_swap.redeem_block_number) > 0 ? o : undefined;
-  });
+  }, 90_000, 250);
   assert.match(done.destination_swap.secret.replace(/^0x/, ''), /^[0-9a-f]{64}$/);
   assert.equal(await wbtcBalance('arbitrum_localnet', user.address), before.userFrom - BigInt(best.source.amount));
   assert.equal(await wbtcBalance('ethereum_localnet', user.address), before.userTo + BigInt(best.destination.amount));

@@ -50,17 +50,6 @@ export async function startTestLocalnet(options: Omit<SolanaLocalnetOptions, 'po
   };
 }
 
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /** A new key funded by requestAirdrop (the airdrop is processed at once: the localnet runs it when asked). */
 export async function fundedSigner(rpc: SolanaRpc, sol = 10n): Promise<KeyPairSigner> {
   const signer = await generateKeyPairSigner();

@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { fundedSigner, localnetRpc, rawRpc, sendWire, signedTransaction, startTestLocalnet, waitFor } from '../../../helpers/solana-localnet.ts';
+import { fundedSigner, localnetRpc, rawRpc, sendWire, signedTransaction, startTestLocalnet } from '../../../helpers/solana-localnet.ts';
+import { until } from '../../../helpers/wait.ts';
 
 const SOL = 1_000_000_000n;
 
@@ -83,14 +84,14 @@ describe('Solana localnet: the data directory', () => {
       await sendWire(rpc, tx.wire);
       const slotBeforeKill = Number(await rpc.getSlot({ commitment: 'processed' }).send());
       // Both transactions (airdrop and transfer) committed by a periodic save, then the process dies unannounced.
-      await waitFor('a save with both transactions', () => {
+      await until('a save with both transactions', () => {
         try {
           const meta = JSON.parse(readFileSync(join(dataDir, 'meta.json'), 'utf8')) as { transactionCount: number; slots: { slot: number }[] };
           return meta.transactionCount >= 2 && meta.slots[meta.slots.length - 1]!.slot >= slotBeforeKill ? true : undefined;
         } catch {
           return undefined;
         }
-      }, 10_000);
+      }, 10_000, 5);
       const lastSeenSlot = Number(await rpc.getSlot({ commitment: 'processed' }).send());
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));

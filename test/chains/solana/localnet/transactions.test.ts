@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSigner, getBase58Decoder, getBase64Encoder, isSolanaError, lamports, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { fundedSigner, rawRpc, sendWire, signedTransaction, startTestLocalnet, waitFor, type LocalnetHarness } from '../../../helpers/solana-localnet.ts';
+import { fundedSigner, rawRpc, sendWire, signedTransaction, startTestLocalnet, type LocalnetHarness } from '../../../helpers/solana-localnet.ts';
+import { until } from '../../../helpers/wait.ts';
 
 const SOL = 1_000_000_000n;
 const FEE = 5000n;
@@ -208,11 +209,11 @@ describe('Solana localnet: the slot clock running on its own', () => {
       const tx = await signedTransaction(h.rpc, payer, [getTransferSolInstruction({ source: payer, destination: to.address, amount: SOL })]);
       const signature = await sendWire(h.rpc, tx.wire);
       const seen = new Set<string>();
-      await waitFor('finalized', async () => {
+      await until('finalized', async () => {
         const [status] = (await h.rpc.getSignatureStatuses([signature]).send()).value;
         if (status?.confirmationStatus) seen.add(status.confirmationStatus);
         return status?.confirmationStatus === 'finalized' ? true : undefined;
-      });
+      }, 10_000, 5);
       assert.ok(seen.has('confirmed'));
       const slot = Number(await h.rpc.getSlot({ commitment: 'processed' }).send());
       const finalizedSlot = Number(await h.rpc.getSlot({ commitment: 'finalized' }).send());
