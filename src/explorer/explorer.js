@@ -4,7 +4,7 @@
 
 const API = '/explorer/api';
 const PER_PAGE = 20;
-const ORDER_PATH = /^\/explorer\/orders\/([0-9a-fA-F]{64})\/?$/;
+const ORDER_PATH = /^\/explorer\/orders\/([^/]+)\/?$/;
 
 /** What each status means to someone watching the order. */
 const STATUS_TEXT = {
@@ -437,6 +437,7 @@ async function main() {
     return;
   }
   const orderMatch = ORDER_PATH.exec(location.pathname);
+  // A malformed id is passed on as it is (still URL-encoded): the API's answer says what is wrong.
   if (orderMatch) await showOrder(view, orderMatch[1].toLowerCase());
   else await showList(view, q, Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1));
 }

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../api/context.ts';
 import { HexId } from '../api/schemas.ts';
@@ -46,10 +45,11 @@ export function explorerRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const hidden = { schema: { hide: true } };
   app.get('/explorer', hidden, async (_request, reply) => sendFile(reply, FILES.page));
   app.get('/explorer/', hidden, async (_request, reply) => sendFile(reply, FILES.page));
-  app.get(
-    '/explorer/orders/:order',
-    { schema: { hide: true, params: Type.Object({ order: HexId }) } },
-    async (_request, reply) => sendFile(reply, FILES.page),
+  // A malformed id still gets the page (a person typed or pasted it), as a 400: the page reads the
+  // order through the JSON API and shows that API's error, which names the parameter.
+  const orderId = new RegExp(HexId.pattern!);
+  app.get<{ Params: { order: string } }>('/explorer/orders/:order', hidden, async (request, reply) =>
+    sendFile(orderId.test(request.params.order) ? reply : reply.code(400), FILES.page),
   );
   app.get('/explorer/assets/explorer.js', hidden, async (_request, reply) => sendFile(reply, FILES.script));
   app.get('/explorer/assets/explorer.css', hidden, async (_request, reply) => sendFile(reply, FILES.style));

@@ -88,10 +88,14 @@ describeEachStore('explorer routes', (kind) => {
     assert.doesNotMatch(EXPLORER_CSP, /unsafe|\*|https?:/);
   });
 
-  test('an order page with a malformed id is a 400 naming the parameter', async () => {
+  test('an order page with a malformed id is still the page, as a 400; its JSON read is the 400 naming the parameter', async () => {
     const res = await get('/explorer/orders/not-an-order');
     assert.equal(res.status, 400);
-    assert.match(res.json().error, /'order'/);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(res.headers['content-security-policy'], EXPLORER_CSP);
+    const read = await get('/explorer/api/orders/not-an-order');
+    assert.equal(read.status, 400);
+    assert.match(read.json().error, /'order'/);
   });
 
   test('the registry read gives each chain its explorer_url and each asset its decimals, without a key', async () => {

@@ -227,6 +227,26 @@ describe('the explorer in Chromium', { skip: hasChromium ? false : `${CHROMIUM} 
     await page.close();
   });
 
+  test('an order page for a malformed or unknown id says what is wrong', async () => {
+    // Not through openPage: the browser logs the 400 and 404 answers as console errors, which are expected here.
+    const page = await browser.newPage();
+    const raised: string[] = [];
+    page.on('pageerror', (err) => raised.push(err.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 40[04]/.test(message.text())) raised.push(message.text());
+    });
+    for (const [id, said] of [
+      ['not-an-order', /'order'.*64 hexadecimal/],
+      ['ab'.repeat(32), /not found/i],
+    ] as const) {
+      await page.goto(`${dev.apiUrl}/explorer/orders/${id}`);
+      await page.locator('.error').waitFor();
+      assert.match((await page.locator('.error').textContent())!, said, id);
+    }
+    assert.deepEqual(raised, []);
+    await page.close();
+  });
+
   test('amounts are formatted in string arithmetic, exactly', async () => {
     const page = await openPage('/explorer');
     const formatted = await page.evaluate(async () => {
