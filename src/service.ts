@@ -86,6 +86,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       orderCacheMs: config.orderCacheMs,
       ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
       trustProxy: config.trustProxy,
+      eventStreams: config.eventStreams,
       webhooksAllowPrivateAddresses: config.webhooksAllowPrivateAddresses,
     });
     for (const [key, runtime] of connectChains(config, registry, { db: store.db, secrets, instance, log: api.log })) runtimes.set(key, runtime);

@@ -128,6 +128,23 @@ export const ServiceConfigSchema = Type.Object(
       }),
     ),
     route_policy: Type.Optional(RoutePolicySchema),
+    event_streams: Type.Optional(
+      Type.Object(
+        {
+          max_open: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'open event streams one instance accepts; more get 503 (default 10000)' }),
+          ),
+          max_public_per_address: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 1_000_000,
+              description: "open public streams (the explorer's, no API key) one client address may hold on one instance; more get 429 (default 50, 0 for none)",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     webhooks: Type.Optional(
       Type.Object(
         {
@@ -172,6 +189,8 @@ export interface ServiceConfig {
   trustProxy: boolean | string;
   /** Which routes may be quoted and ordered (GET /v2/policy); rule syntax checked, chains checked at start. */
   routePolicy: RoutePolicyRules;
+  /** Caps on open event streams per instance: all of them, and the public ones of one client address. */
+  eventStreams: { maxStreams: number; maxPublicStreamsPerAddress: number };
   /** Whether webhook endpoints may be on non-public addresses. */
   webhooksAllowPrivateAddresses: boolean;
   /** Days the webhook delivery log keeps an ended delivery. */
@@ -216,6 +235,10 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
       ...(env.HASHLOCK_FEE_SIGNER_KEY ? { feeSigner: privateKey(env.HASHLOCK_FEE_SIGNER_KEY, 'HASHLOCK_FEE_SIGNER_KEY') } : {}),
     },
     orderCacheMs: file.order_cache_ms ?? 60_000,
+    eventStreams: {
+      maxStreams: file.event_streams?.max_open ?? 10_000,
+      maxPublicStreamsPerAddress: file.event_streams?.max_public_per_address ?? 50,
+    },
     webhooksAllowPrivateAddresses: file.webhooks?.allow_private_addresses ?? false,
     webhooksKeepDeliveriesDays: file.webhooks?.keep_deliveries_days ?? 30,
     rateLimits: file.rate_limit === false ? undefined : rateLimits(file.rate_limit ?? {}),

@@ -48,7 +48,16 @@ test('webhooks: private addresses refused and the delivery log kept 30 days by d
   assert.deepEqual([given.webhooksAllowPrivateAddresses, given.webhooksKeepDeliveriesDays], [true, 7]);
 });
 
+test('event streams: 10,000 open and 50 public per client address by default, else as given', () => {
+  assert.deepEqual(loadServiceConfig(writeConfig({}), {}).eventStreams, { maxStreams: 10_000, maxPublicStreamsPerAddress: 50 });
+  const given = loadServiceConfig(writeConfig({ event_streams: { max_open: 500, max_public_per_address: 0 } }), {});
+  assert.deepEqual(given.eventStreams, { maxStreams: 500, maxPublicStreamsPerAddress: 0 });
+});
+
 const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
+  ['no room for any event stream', { event_streams: { max_open: 0 } }, {}, /event_streams\.max_open: must be >= 1/],
+  ['a fractional public stream cap', { event_streams: { max_public_per_address: 2.5 } }, {}, /event_streams\.max_public_per_address: must be integer/],
+  ['an unknown event stream setting', { event_streams: { heartbeat: 5 } }, {}, /event_streams\.heartbeat: is not a known field/],
   ['a string port', { port: '80' }, {}, /hashlock\.json: port: must be integer/],
   ['a port out of range', { port: 70000 }, {}, /port: must be <= 65535/],
   ['a non-numeric PORT', {}, { PORT: 'eighty' }, /PORT: eighty is not a TCP port number/],
