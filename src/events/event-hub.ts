@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, invalid } from '../errors.ts';
-import type { Db, Store } from '../store/database.ts';
+import { SERIAL_ID, type Db, type Store } from '../store/database.ts';
 import { eventsAfter, latestEventId } from '../store/order-events.ts';
 import { eventJson, ORDER_EVENT_CHANNEL, type OrderEvent } from './order-event.ts';
 
@@ -34,7 +34,6 @@ export interface EventHubOptions {
 const PAGE = 500;
 /** How often the log is read even without a notification (a lost one only delays an event). */
 const SAFETY_PULL_MS = 5_000;
-const LAST_EVENT_ID = /^\d{1,19}$/;
 
 class Stream {
   lastSent = 0n;
@@ -263,7 +262,7 @@ function lastEventIdOf(request: FastifyRequest): string | undefined {
   const query = (request.query as { last_event_id?: unknown } | undefined)?.last_event_id;
   const [name, value] = header !== undefined ? ['Last-Event-ID header', header] : ['last_event_id', query];
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || !LAST_EVENT_ID.test(value)) throw invalid(`invalid ${name}: must be an event id (digits)`);
+  if (typeof value !== 'string' || !SERIAL_ID.test(value)) throw invalid(`invalid ${name}: must be an event id (digits)`);
   return value;
 }
 

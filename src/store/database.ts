@@ -188,6 +188,12 @@ export async function migrate(db: Db): Promise<void> {
   }
 }
 
+/**
+ * A bigserial id (an event's, a delivery's) as a client sends it back: digits, at most 18 of them,
+ * so it always fits in a bigint and the database never sees an out-of-range value.
+ */
+export const SERIAL_ID = /^[0-9]{1,18}$/;
+
 /** `2026-01-02 03:04:05.12+00` -> `2026-01-02T03:04:05.120000Z` (microseconds, as created_at shows). */
 export function toRfc3339Micro(pgText: string): string {
   const [date, rest = ''] = pgText.split(' ');

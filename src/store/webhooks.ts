@@ -368,21 +368,30 @@ export async function listDeliveries(
   endpointId: string,
   page: { page: number; perPage: number },
 ): Promise<{ deliveries: WebhookDelivery[]; total: number }> {
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'event_id', 'status', 'attempts', 'next_attempt_at', 'last_status_code', 'last_error', 'created_at', 'delivered_at'])
-      .where('endpoint_id', '=', endpointId)
-      .orderBy('id', 'desc')
-      .limit(page.perPage)
-      .offset((page.page - 1) * page.perPage)
-      .execute(),
+  const [deliveries, count] = await Promise.all([
+    readDeliveries(db, endpointId, page),
     db
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('endpoint_id', '=', endpointId)
       .executeTakeFirstOrThrow(),
   ]);
+  return { total: Number(count.n), deliveries };
+}
+
+/** One delivery of the endpoint, as its log shows it; undefined when it has no such delivery. */
+export async function findDelivery(db: Db, endpointId: string, deliveryId: string): Promise<WebhookDelivery | undefined> {
+  const [delivery] = await readDeliveries(db, endpointId, { id: deliveryId });
+  return delivery;
+}
+
+/** The endpoint's delivery of that id, or one page of its deliveries (newest first), with their attempts. */
+async function readDeliveries(db: Db, endpointId: string, only: { id: string } | { page: number; perPage: number }): Promise<WebhookDelivery[]> {
+  const query = db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'event_id', 'status', 'attempts', 'next_attempt_at', 'last_status_code', 'last_error', 'created_at', 'delivered_at'])
+    .where('endpoint_id', '=', endpointId);
+  const rows = await ('id' in only ? query.where('id', '=', only.id) : query.orderBy('id', 'desc').limit(only.perPage).offset((only.page - 1) * only.perPage)).execute();
   const attempts =
     rows.length === 0
       ? []
@@ -396,21 +405,47 @@ export async function listDeliveries(
           )
           .orderBy('id')
           .execute();
-  return {
-    total: Number(count.n),
-    deliveries: rows.map((r) => ({
-      id: r.id,
-      eventId: r.event_id,
-      status: r.status,
-      attempts: r.attempts,
-      nextAttemptAt: r.status === 'pending' ? r.next_attempt_at : null,
-      lastStatusCode: r.last_status_code,
-      lastError: r.last_error,
-      createdAt: r.created_at,
-      deliveredAt: r.delivered_at,
-      attemptLog: attempts
-        .filter((a) => a.delivery_id === r.id)
-        .map((a) => ({ attempt: a.attempt, startedAt: a.started_at, durationMs: a.duration_ms, statusCode: a.status_code, error: a.error })),
-    })),
-  };
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.status === 'pending' ? r.next_attempt_at : null,
+    lastStatusCode: r.last_status_code,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+    attemptLog: attempts
+      .filter((a) => a.delivery_id === r.id)
+      .map((a) => ({ attempt: a.attempt, startedAt: a.started_at, durationMs: a.duration_ms, statusCode: a.status_code, error: a.error })),
+  }));
+}
+
+/**
+ * Sends an ended delivery (delivered, given up, or stopped when its endpoint was disabled) again,
+ * due now, and wakes the workers. It is then retried like any delivery until `giveUpMs` after its
+ * event, so an older one gets one attempt. Says why not otherwise: no such delivery of the endpoint,
+ * still pending, or the endpoint disabled.
+ */
+export async function redeliver(db: Db, endpointId: string, deliveryId: string): Promise<'queued' | 'unknown' | 'pending' | 'disabled'> {
+  const result = await sql<{ queued: number }>`
+    with d as (
+      update webhook_deliveries d set status = 'pending', next_attempt_at = now(), locked_by = null, locked_until = null, updated_at = now()
+      from webhook_endpoints e
+      where d.id = ${deliveryId} and d.endpoint_id = ${endpointId} and d.status <> 'pending'
+        and e.id = d.endpoint_id and e.disabled_at is null
+      returning d.id
+    )
+    select count(*)::int as queued, pg_notify(${WEBHOOK_QUEUED_CHANNEL}, count(*)::text) from d having count(*) > 0
+  `.execute(db);
+  if (result.rows.length > 0) return 'queued';
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(['d.status', 'e.disabled_at'])
+    .where('d.id', '=', deliveryId)
+    .where('d.endpoint_id', '=', endpointId)
+    .executeTakeFirst();
+  if (!row) return 'unknown';
+  return row.status === 'pending' ? 'pending' : 'disabled';
 }

@@ -87,6 +87,7 @@ describeEachStore('webhook endpoints API', (kind) => {
       ['DELETE', `/v2/webhooks/${theirs.id}`],
       ['GET', `/v2/webhooks/${theirs.id}/deliveries`],
       ['POST', `/v2/webhooks/${theirs.id}/enable`],
+      ['POST', `/v2/webhooks/${theirs.id}/deliveries/1/redeliver`],
     ] as const) {
       const res = await call(method, url);
       assert.equal(res.status, 404, `${method} ${url}`);
@@ -155,9 +156,75 @@ describeEachStore('webhook endpoints API', (kind) => {
     }
   });
 
+  test('redelivering: a given-up and a delivered delivery are sent again with the same event and body; refusals name why', async () => {
+    let failing = true;
+    const receiver = await startReceiver((_req, res) => {
+      res.statusCode = failing ? 500 : 200;
+      res.end();
+    });
+    const worker = new WebhookDeliveryWorker({ db: t.store.db, secrets: t.secrets, worker: 'redeliver-test', pollMs: 25, firstRetryMs: 50, giveUpMs: 200, allowPrivateAddresses: true });
+    try {
+      const { id } = (await registerEndpoint(t.store.db, t.secrets, { appId: t.appId, url: receiver.url, statuses: [], allowPrivateAddresses: true })).endpoint;
+      const event = await recordEvent(t.store.db, t.appId, 'refunded');
+      await t.store.db.transaction().execute((trx) => enqueueWebhookDeliveries(trx, [event]));
+      const only = async () => (await call('GET', `/v2/webhooks/${id}/deliveries`)).body.result.data[0] as Json;
+      await waitFor(async () => (await only()).status === 'failed', 5_000, 'the delivery given up');
+      const givenUp = await only();
+      assert.equal(givenUp.attempts, receiver.received.length);
+      const redeliver = (delivery: string, key = t.key, endpoint = id) => call('POST', `/v2/webhooks/${endpoint}/deliveries/${delivery}/redeliver`, undefined, key);
+
+      failing = false;
+      const again = await redeliver(givenUp.id);
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.equal(again.body.result.id, givenUp.id);
+      assert.equal(again.body.result.status, 'pending');
+      assert.ok(again.body.result.next_attempt_at);
+      await waitFor(async () => (await only()).status === 'delivered', 5_000, 'the redelivery');
+      const delivered = await only();
+      assert.equal(delivered.attempts, givenUp.attempts + 1);
+      assert.deepEqual(delivered.attempt_log.map((a: Json) => a.status_code), [...givenUp.attempt_log.map((a: Json) => a.status_code), 200]);
+
+      const before = receiver.received.length;
+      assert.equal((await redeliver(delivered.id)).status, 200, 'a delivered one can be sent again');
+      await waitFor(() => receiver.received.length === before + 1, 5_000, 'the second redelivery');
+      const sent = receiver.received.map((r) => [r.headers['hashlock-event-id'], r.body]);
+      assert.ok(sent.every(([eventId, body]) => eventId === event.id && body === sent[0]![1]), 'every request carried the same event and body');
+      await waitFor(async () => (await only()).status === 'delivered', 5_000, 'recorded delivered');
+
+      await worker.stop();
+      const pendingEvent = await recordEvent(t.store.db, t.appId, 'redeemed');
+      await t.store.db.transaction().execute((trx) => enqueueWebhookDeliveries(trx, [pendingEvent]));
+      const pending = await only();
+      assert.equal(pending.status, 'pending');
+      const busy = await redeliver(pending.id);
+      assert.equal(busy.status, 409);
+      assert.match(busy.body.error, new RegExp(`^delivery ${pending.id} is still pending`));
+
+      await t.store.db.updateTable('webhook_endpoints').set({ disabled_at: new Date(), disabled_reason: 'failing' }).where('id', '=', id).execute();
+      const disabled = await redeliver(delivered.id);
+      assert.equal(disabled.status, 409);
+      assert.match(disabled.body.error, /is disabled: enable it first/);
+      assert.equal((await only()).status, 'pending', 'nothing changed');
+      assert.equal((await call('GET', `/v2/webhooks/${id}/deliveries?page=2&per_page=1`)).body.result.data[0].status, 'delivered');
+
+      const unknown = await redeliver('999999999');
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.body.error, `no delivery 999999999 of webhook endpoint ${id}`);
+      for (const malformed of ['abc', '-1', '9'.repeat(19)]) {
+        const res = await redeliver(malformed);
+        assert.equal(res.status, 400, malformed);
+        assert.match(res.body.error, /^invalid path parameter 'delivery': must be a delivery id/);
+      }
+      assert.equal((await redeliver(delivered.id, otherKey)).status, 404, "another app cannot redeliver this app's deliveries");
+    } finally {
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+
   test('the OpenAPI document lists the webhook routes under the API key', async () => {
     const doc = (await t.api.inject({ url: '/docs/json' })).json<Json>();
-    for (const path of ['/v2/webhooks', '/v2/webhooks/{id}', '/v2/webhooks/{id}/deliveries', '/v2/webhooks/{id}/enable']) {
+    for (const path of ['/v2/webhooks', '/v2/webhooks/{id}', '/v2/webhooks/{id}/deliveries', '/v2/webhooks/{id}/enable', '/v2/webhooks/{id}/deliveries/{delivery}/redeliver']) {
       assert.ok(doc.paths[path], path);
       for (const op of Object.values<Json>(doc.paths[path])) assert.ok(op.security?.length > 0, `${path} is keyed`);
     }

@@ -148,6 +148,9 @@ describeEachStore('order event streams', (kind) => {
       [`/v2/orders/${'ab'.repeat(32)}/events`, keyed(), 404, /not found/],
       [`/v2/orders/${order.id}/events`, { ...keyed(), 'last-event-id': 'x1' }, 400, /Last-Event-ID/],
       [`/v2/orders/${order.id}/events?last_event_id=-1`, keyed(), 400, /last_event_id/],
+      // Beyond a bigint: refused here, not by the database once the stream is open.
+      [`/v2/orders/${order.id}/events`, { ...keyed(), 'last-event-id': '9'.repeat(19) }, 400, /Last-Event-ID/],
+      [`/v2/events?last_event_id=${'9'.repeat(19)}`, keyed(), 400, /last_event_id/],
       ['/v2/events?status=sideways', keyed(), 400, /status/],
       ['/v2/events?from_chain=moon', keyed(), 400, /from_chain/],
       ['/v2/events', {}, 401, /.+/],

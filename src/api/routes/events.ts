@@ -4,6 +4,7 @@ import { notFound } from '../../errors.ts';
 import type { OrderEvent } from '../../events/order-event.ts';
 import type { StreamAccess } from '../../events/event-hub.ts';
 import { statusGroup } from '../../orders/status-groups.ts';
+import { SERIAL_ID } from '../../store/database.ts';
 import { listOrderIds } from '../../store/order-list.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, HexId } from '../schemas.ts';
@@ -13,7 +14,7 @@ import { ORDER_FILTERS, orderFilters, type OrderFilterQuery } from './order-list
 export const RESUME_QUERY = {
   last_event_id: Type.Optional(
     Type.String({
-      pattern: '^[0-9]{1,19}$',
+      pattern: SERIAL_ID.source,
       errorMessage: 'must be an event id (digits)',
       description: 'Resume after this event, as the Last-Event-ID header does',
     }),

@@ -1,9 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../errors.ts';
+import { conflict, notFound } from '../../errors.ts';
 import { ORDER_STATUSES } from '../../orders/status.ts';
-import { toRfc3339Micro } from '../../store/database.ts';
-import { deleteEndpoint, enableEndpoint, findEndpoint, listDeliveries, listEndpoints, type WebhookDelivery, type WebhookEndpoint } from '../../store/webhooks.ts';
+import { SERIAL_ID, toRfc3339Micro } from '../../store/database.ts';
+import {
+  deleteEndpoint,
+  enableEndpoint,
+  findDelivery,
+  findEndpoint,
+  listDeliveries,
+  listEndpoints,
+  redeliver,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from '../../store/webhooks.ts';
 import { MAX_ENDPOINTS_PER_APP, MAX_URL_LENGTH, registerEndpoint } from '../../webhooks/endpoints.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, Ok } from '../schemas.ts';
@@ -52,6 +62,11 @@ const DeliveryView = Type.Object(
 
 const EndpointId = Type.Object({
   id: Type.String({ pattern: '^wh_[0-9a-f]{24}$', errorMessage: 'must be a webhook endpoint id (wh_ and 24 hex characters)' }),
+});
+
+const DeliveryId = Type.Object({
+  ...EndpointId.properties,
+  delivery: Type.String({ pattern: SERIAL_ID.source, errorMessage: 'must be a delivery id (digits)' }),
 });
 
 const CreateBody = Type.Object({
@@ -219,6 +234,32 @@ export function webhookRoutes(app: FastifyInstance, ctx: ApiContext): void {
         status: 'Ok',
         result: { data: deliveries.map(deliveryView), page, per_page: perPage, total_items: total, total_pages: Math.ceil(total / perPage) },
       };
+    },
+  );
+
+  app.post<{ Params: { id: string; delivery: string } }>(
+    '/v2/webhooks/:id/deliveries/:delivery/redeliver',
+    {
+      onRequest: auth.onRequest,
+      schema: {
+        summary: 'Send a delivery again',
+        description:
+          'A delivered, given-up or stopped delivery is due again at once, with the same event id and body. It is retried like any delivery until 24 h after its event, so an older one gets one attempt. 409 while it is pending or its endpoint is disabled.',
+        tags,
+        params: DeliveryId,
+        response: { 200: Ok(Type.Ref('WebhookDelivery')), ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { id, delivery } = request.params;
+      if (!(await findEndpoint(db, id, request.app!.id))) throw noSuchEndpoint(id);
+      const outcome = await redeliver(db, id, delivery);
+      if (outcome === 'unknown') throw notFound(`no delivery ${delivery} of webhook endpoint ${id}`);
+      if (outcome === 'pending') throw conflict(`delivery ${delivery} is still pending: it is retried on its own`);
+      if (outcome === 'disabled') throw conflict(`webhook endpoint ${id} is disabled: enable it first (POST /v2/webhooks/${id}/enable)`);
+      const read = await findDelivery(db, id, delivery);
+      if (!read) throw notFound(`no delivery ${delivery} of webhook endpoint ${id}`);
+      return { status: 'Ok', result: deliveryView(read) };
     },
   );
 }
