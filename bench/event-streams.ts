@@ -4,7 +4,9 @@
 // instance would); the time runs from the commit's return to the event's arrival at each client
 // (wall clock, one machine).
 //   one order each: 1,000 streams of GET /v2/orders/{id}/events, 200 commits, each for one stream;
-//   app-wide: 1,000 streams of GET /v2/events, 50 commits, each reaching all 1,000.
+//   app-wide: 1,000 streams of GET /v2/events, 50 commits, each reaching all 1,000;
+//   filtered: 1,000 streams of GET /v2/events?address=<its own address>, 50 commits, each of an order
+//   of one of those addresses: every commit asks all 1,000 filters, and reaches one stream.
 // Memory per stream: the service process's heap (and buffers) with the streams open, less before, per stream.
 // Run alone: node --import tsx bench/event-streams.ts
 import { spawn } from 'node:child_process';
@@ -91,11 +93,20 @@ export async function benchEventStreams(kind: StoreKind): Promise<Array<Record<s
       await insertOrder(service.store.db, order);
       orders.push(order.id);
     }
+    // One address per filtered stream; the first 50 have an order each.
+    const addresses = Array.from({ length: STREAMS }, (_, i) => `0x${(i + 1).toString(16).padStart(40, '0')}`);
+    const addressOrders: string[] = [];
+    for (const address of addresses.slice(0, 50)) {
+      const order = sampleOrder(app.id);
+      await insertOrder(service.store.db, { ...order, source: { ...order.source, initiator: address } });
+      addressOrders.push(order.id);
+    }
     await sleep(1_500); // the recorder records their creation
 
     const scenarios = [
       { name: `${STREAMS} streams, one order each`, urls: orders.slice(0, STREAMS).map((id) => `${service.url}/v2/orders/${id}/events`), changes: orders.slice(0, 200) },
       { name: `${STREAMS} streams of the app's orders`, urls: Array.from({ length: STREAMS }, () => `${service.url}/v2/events`), changes: orders.slice(STREAMS, STREAMS + 50) },
+      { name: `${STREAMS} streams of the app's orders, each of one address`, urls: addresses.map((a) => `${service.url}/v2/events?address=${a}`), changes: addressOrders },
     ];
     for (const scenario of scenarios) {
       const before = memory();
@@ -114,7 +125,7 @@ export async function benchEventStreams(kind: StoreKind): Promise<Array<Record<s
       const first = new Map<string, number>();
       for (const [, orderId, , at] of receipts) first.set(orderId, Math.min(first.get(orderId) ?? Infinity, at - committed.get(orderId)!));
       const firsts = [...first.values()].sort((a, b) => a - b);
-      const expected = scenario.name.includes('one order') ? scenario.changes.length : scenario.changes.length * STREAMS;
+      const expected = scenario.name.includes("app's orders") && !scenario.name.includes('address') ? scenario.changes.length * STREAMS : scenario.changes.length;
       await clients.stop();
       rows.push({
         store: kind,

@@ -54,8 +54,14 @@ class Stream {
     const accept = 'appId' in this.scope ? this.scope.accept : undefined;
     if (!accept) return this.write(event, frame);
     this.queue = this.queue.then(async () => {
-      if (await accept(event)) this.write(event, frame);
-    }, () => undefined);
+      try {
+        if (await accept(event)) this.write(event, frame);
+      } catch {
+        // The filter could not be asked (the database is away, the service is stopping): end the
+        // stream rather than skip the event; the client resumes from its Last-Event-ID.
+        this.res.destroy();
+      }
+    });
   }
 
   write(event: OrderEvent, frame: Buffer): void {

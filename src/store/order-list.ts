@@ -77,22 +77,41 @@ function partyIn(column: string, keys: readonly PartyMatchKey[]): RawBuilder<unk
   return sql`(${found} and (${exactly} or lower(${c}) in (${lowered(anyCase)})))`;
 }
 
-function conditions(q: OrderListQuery): RawBuilder<unknown>[] {
+/**
+ * The filters as predicates on an order `o` and its swaps `s` and `d`. Searching all orders, the party
+ * and hash filters are indexed lookups in `swaps`; `onRows` (the rows are already chosen, as when one
+ * order is checked against many filters) tests the joined rows' columns instead, which is the same
+ * answer without a subquery per filter.
+ */
+function conditions(q: OrderListQuery, onRows = false): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [q.appId === undefined ? sql`true` : sql`o.app_id = ${q.appId}`];
   if (q.address !== undefined) {
     const a = q.address;
-    // One indexed lookup per role rather than an OR across columns, which no index serves.
-    where.push(sql`o.id in (
-      select order_id from swaps where ${partyIn('initiator', a)}
-      union all select order_id from swaps where ${partyIn('redeemer', a)}
-      union all select order_id from swaps where ${partyIn('delegate', a)} and delegate <> '')`);
+    if (onRows) {
+      where.push(
+        sql`(${sql.join(
+          ['s', 'd'].map((swap) => sql`${partyIn(`${swap}.initiator`, a)} or ${partyIn(`${swap}.redeemer`, a)} or (${partyIn(`${swap}.delegate`, a)} and ${sql.ref(`${swap}.delegate`)} <> '')`),
+          sql` or `,
+        )})`,
+      );
+    } else {
+      // One indexed lookup per role rather than an OR across columns, which no index serves.
+      where.push(sql`o.id in (
+        select order_id from swaps where ${partyIn('initiator', a)}
+        union all select order_id from swaps where ${partyIn('redeemer', a)}
+        union all select order_id from swaps where ${partyIn('delegate', a)} and delegate <> '')`);
+    }
   }
   if (q.orderIds !== undefined) where.push(q.orderIds.length === 0 ? sql`false` : sql`o.id in (${list(q.orderIds)})`);
   if (q.fromOwner !== undefined) where.push(partyIn('s.initiator', q.fromOwner));
   if (q.toOwner !== undefined) where.push(partyIn('d.redeemer', q.toOwner));
   if (q.txHash !== undefined) {
     if (q.txHash.length === 0) where.push(sql`false`);
-    else {
+    else if (onRows) {
+      const h = list(q.txHash);
+      const columns = ['s', 'd'].flatMap((swap) => ['initiate_tx_hash', 'redeem_tx_hash', 'refund_tx_hash'].map((c) => sql.ref(`${swap}.${c}`)));
+      where.push(sql`(${sql.join(columns.map((c) => sql`(${c} in (${h}) and ${c} <> '')`), sql` or `)})`);
+    } else {
       const h = list(q.txHash);
       where.push(sql`o.id in (
         select order_id from swaps where initiate_tx_hash in (${h}) and initiate_tx_hash <> ''
@@ -131,4 +150,36 @@ export async function listOrderIds(db: Db, q: OrderListQuery): Promise<{ ids: st
   const row = result.rows[0]!;
   const ids = typeof row.ids === 'string' ? (JSON.parse(row.ids) as string[]) : row.ids;
   return { ids, total: Number(row.total) };
+}
+
+/**
+ * The order list's filters but the status groups, and without paging: what a `/v2/events` stream
+ * asks of an order (it judges the status on the event itself).
+ */
+export type OrderFilter = Omit<OrderListQuery, 'page' | 'perPage' | 'orderIds' | 'statusGroups' | 'nowUnix'>;
+
+/** Postgres allows 1,664 columns in a select list; one statement answers this many filters. */
+const FILTERS_PER_STATEMENT = 1_000;
+
+/**
+ * Whether one order matches each filter, as `listOrderIds` would find it: one statement answers up
+ * to a thousand filters (one boolean column each), so the streams an event reaches are filtered
+ * together. An unknown order matches none.
+ */
+export async function orderMatchesFilters(db: Db, orderId: string, filters: readonly OrderFilter[]): Promise<boolean[]> {
+  const matches: boolean[] = [];
+  for (let from = 0; from < filters.length; from += FILTERS_PER_STATEMENT) {
+    const chunk = filters.slice(from, from + FILTERS_PER_STATEMENT);
+    const columns = chunk.map((f, i) => sql`(${sql.join(conditions({ ...f, nowUnix: 0, page: 1, perPage: 1 }, true), sql` and `)}) as ${sql.ref(`m${i}`)}`);
+    const result = await sql<Record<string, boolean>>`
+      select ${sql.join(columns)}
+      from orders o
+      join swaps s on s.order_id = o.id and s.side = 'source'
+      join swaps d on d.order_id = o.id and d.side = 'destination'
+      where o.id = ${orderId}
+    `.execute(db);
+    const row = result.rows[0];
+    chunk.forEach((_f, i) => matches.push(row?.[`m${i}`] === true));
+  }
+  return matches;
 }

@@ -3,9 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../errors.ts';
 import type { OrderEvent } from '../../events/order-event.ts';
 import type { StreamAccess } from '../../events/event-hub.ts';
+import { StreamFilters } from '../../events/stream-filters.ts';
 import { statusGroup } from '../../orders/status-groups.ts';
 import { SERIAL_ID } from '../../store/database.ts';
-import { listOrderIds } from '../../store/order-list.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, HexId } from '../schemas.ts';
 import { ORDER_FILTERS, orderFilters, type OrderFilterQuery } from './order-list.ts';
@@ -43,6 +43,7 @@ export async function serveOrderStream(
 
 export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const { db, registry, auth, events } = ctx;
+  const filters = new StreamFilters(db);
 
   app.get<{ Params: { order: string } }>(
     '/v2/orders/:order/events',
@@ -78,13 +79,12 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const appId = request.app!.id;
       const { statusGroups, ...rest } = orderFilters(registry, request.query);
       const queried = Object.values(rest).some((v) => v !== undefined);
-      // The status filter is the event's status; the others are the order list's query for this one order.
+      const filter = { ...rest, appId };
+      // The status filter is the event's status; the others are the order list's, asked of the event's
+      // order together with every other stream's (StreamFilters).
       const accept = async (event: OrderEvent): Promise<boolean> => {
         if (statusGroups && !statusGroups.includes(statusGroup(event.status))) return false;
-        if (!queried) return true;
-        const nowUnix = Math.floor(Date.now() / 1000);
-        const { total } = await listOrderIds(db, { ...rest, appId, orderIds: [event.orderId], nowUnix, page: 1, perPage: 1 });
-        return total > 0;
+        return !queried || filters.matches(event.orderId, filter);
       };
       await events.serveStream(request, reply, statusGroups || queried ? { appId, accept } : { appId });
     },
