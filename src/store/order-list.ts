@@ -77,48 +77,39 @@ function partyIn(column: string, keys: readonly PartyMatchKey[]): RawBuilder<unk
   return sql`(${found} and (${exactly} or lower(${c}) in (${lowered(anyCase)})))`;
 }
 
+/** A party filter's predicates on one swap, one per role (`swap` is a table alias and dot, or ''). */
+function partyRoles(swap: string, keys: readonly PartyMatchKey[]): RawBuilder<unknown>[] {
+  return [
+    partyIn(`${swap}initiator`, keys),
+    partyIn(`${swap}redeemer`, keys),
+    sql`${partyIn(`${swap}delegate`, keys)} and ${sql.ref(`${swap}delegate`)} <> ''`,
+  ];
+}
+
+/** A transaction hash filter's predicates on one swap, one per transaction it records. */
+function txHashColumns(swap: string, hashes: readonly string[]): RawBuilder<unknown>[] {
+  return ['initiate_tx_hash', 'redeem_tx_hash', 'refund_tx_hash'].map((c) => sql`${sql.ref(`${swap}${c}`)} in (${list(hashes)}) and ${sql.ref(`${swap}${c}`)} <> ''`);
+}
+
 /**
  * The filters as predicates on an order `o` and its swaps `s` and `d`. Searching all orders, the party
- * and hash filters are indexed lookups in `swaps`; `onRows` (the rows are already chosen, as when one
- * order is checked against many filters) tests the joined rows' columns instead, which is the same
- * answer without a subquery per filter.
+ * and hash filters are indexed lookups in `swaps`, one per role; `onRows` (the rows are already
+ * chosen, as when one order is checked against many filters) tests the same roles on the joined
+ * rows instead, which is the same answer without a subquery per filter.
  */
 function conditions(q: OrderListQuery, onRows = false): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [q.appId === undefined ? sql`true` : sql`o.app_id = ${q.appId}`];
-  if (q.address !== undefined) {
-    const a = q.address;
-    if (onRows) {
-      where.push(
-        sql`(${sql.join(
-          ['s', 'd'].map((swap) => sql`${partyIn(`${swap}.initiator`, a)} or ${partyIn(`${swap}.redeemer`, a)} or (${partyIn(`${swap}.delegate`, a)} and ${sql.ref(`${swap}.delegate`)} <> '')`),
-          sql` or `,
-        )})`,
-      );
-    } else {
-      // One indexed lookup per role rather than an OR across columns, which no index serves.
-      where.push(sql`o.id in (
-        select order_id from swaps where ${partyIn('initiator', a)}
-        union all select order_id from swaps where ${partyIn('redeemer', a)}
-        union all select order_id from swaps where ${partyIn('delegate', a)} and delegate <> '')`);
-    }
-  }
+  // Any of the predicates, on either swap of the order.
+  const onEitherSwap = (predicates: (swap: string) => RawBuilder<unknown>[]) =>
+    onRows
+      ? sql`(${sql.join([...predicates('s.'), ...predicates('d.')].map((p) => sql`(${p})`), sql` or `)})`
+      : // One indexed lookup per role rather than an OR across columns, which no index serves.
+        sql`o.id in (${sql.join(predicates('').map((p) => sql`select order_id from swaps where ${p}`), sql` union all `)})`;
+  if (q.address !== undefined) where.push(onEitherSwap((swap) => partyRoles(swap, q.address!)));
   if (q.orderIds !== undefined) where.push(q.orderIds.length === 0 ? sql`false` : sql`o.id in (${list(q.orderIds)})`);
   if (q.fromOwner !== undefined) where.push(partyIn('s.initiator', q.fromOwner));
   if (q.toOwner !== undefined) where.push(partyIn('d.redeemer', q.toOwner));
-  if (q.txHash !== undefined) {
-    if (q.txHash.length === 0) where.push(sql`false`);
-    else if (onRows) {
-      const h = list(q.txHash);
-      const columns = ['s', 'd'].flatMap((swap) => ['initiate_tx_hash', 'redeem_tx_hash', 'refund_tx_hash'].map((c) => sql.ref(`${swap}.${c}`)));
-      where.push(sql`(${sql.join(columns.map((c) => sql`(${c} in (${h}) and ${c} <> '')`), sql` or `)})`);
-    } else {
-      const h = list(q.txHash);
-      where.push(sql`o.id in (
-        select order_id from swaps where initiate_tx_hash in (${h}) and initiate_tx_hash <> ''
-        union all select order_id from swaps where redeem_tx_hash in (${h}) and redeem_tx_hash <> ''
-        union all select order_id from swaps where refund_tx_hash in (${h}) and refund_tx_hash <> '')`);
-    }
-  }
+  if (q.txHash !== undefined) where.push(q.txHash.length === 0 ? sql`false` : onEitherSwap((swap) => txHashColumns(swap, q.txHash!)));
   if (q.fromChain !== undefined) where.push(sql`s.chain = ${q.fromChain}`);
   if (q.toChain !== undefined) where.push(sql`d.chain = ${q.toChain}`);
   if (q.solverId !== undefined) where.push(sql`o.solver_id = ${q.solverId}`);
