@@ -22,8 +22,10 @@ export class StreamFilters {
     this.loader = new DataLoader(async (checks) => answer(db, checks), { cache: false });
   }
 
-  matches(orderId: string, filter: OrderFilter): Promise<boolean> {
-    return this.loader.load({ orderId, key: JSON.stringify(filter), filter });
+  /** A stream's question, its filter's key made once when the stream opens, not at every event. */
+  matcher(filter: OrderFilter): (orderId: string) => Promise<boolean> {
+    const key = JSON.stringify(filter);
+    return (orderId) => this.loader.load({ orderId, key, filter });
   }
 }
 

@@ -79,12 +79,12 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const appId = request.app!.id;
       const { statusGroups, ...rest } = orderFilters(registry, request.query);
       const queried = Object.values(rest).some((v) => v !== undefined);
-      const filter = { ...rest, appId };
       // The status filter is the event's status; the others are the order list's, asked of the event's
       // order together with every other stream's (StreamFilters).
+      const matches = filters.matcher({ ...rest, appId });
       const accept = async (event: OrderEvent): Promise<boolean> => {
         if (statusGroups && !statusGroups.includes(statusGroup(event.status))) return false;
-        return !queried || filters.matches(event.orderId, filter);
+        return !queried || matches(event.orderId);
       };
       await events.serveStream(request, reply, statusGroups || queried ? { appId, accept } : { appId });
     },
