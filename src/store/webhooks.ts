@@ -439,13 +439,8 @@ export async function redeliver(db: Db, endpointId: string, deliveryId: string):
     select count(*)::int as queued, pg_notify(${WEBHOOK_QUEUED_CHANNEL}, count(*)::text) from d having count(*) > 0
   `.execute(db);
   if (result.rows.length > 0) return 'queued';
-  const row = await db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select(['d.status', 'e.disabled_at'])
-    .where('d.id', '=', deliveryId)
-    .where('d.endpoint_id', '=', endpointId)
-    .executeTakeFirst();
+  // Not queued: the delivery is missing, still pending, or else ended on a disabled endpoint.
+  const row = await db.selectFrom('webhook_deliveries').select('status').where('id', '=', deliveryId).where('endpoint_id', '=', endpointId).executeTakeFirst();
   if (!row) return 'unknown';
   return row.status === 'pending' ? 'pending' : 'disabled';
 }
