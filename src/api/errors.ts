@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { fieldPath } from '../config/schema-check.ts';
+import { isConnectionLoss } from '../store/database.ts';
 
 /** The one place error codes become HTTP statuses. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -80,6 +81,7 @@ export function toHttpError(error: unknown): { status: number; code: ErrorCode; 
     const code = FRAMEWORK_CODES[status] ?? 'invalid_request';
     return { status: HTTP_STATUS[code], code, message: capped(frameworkMessage(fastifyError)) };
   }
+  if (isConnectionLoss(error)) return { status: HTTP_STATUS.unavailable, code: 'unavailable', message: 'the database is unavailable; retry shortly' };
   return { status: 500, code: 'internal', message: 'internal error' };
 }
 

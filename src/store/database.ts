@@ -88,9 +88,14 @@ export async function openStore(options: OpenOptions): Promise<Store> {
           textParsers.has(oid) ? keepText : (pg.types.getTypeParser(oid, format as 'text') as unknown)) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle connection the server drops (restart, failover) is discarded by the pool; without a
-    // listener its 'error' event would crash the process. The next query reconnects.
+    // A connection the server drops (restart, failover, pg_terminate_backend) emits 'error' on its
+    // client, and an 'error' without a listener crashes the process. The pool listens only while a
+    // client is idle; a client checked out (a transaction, a held connection) between two statements
+    // has no listener of its own. So every client gets one for its whole life: the loss then reaches
+    // its holder as the failure of its next statement, and the pool discards the client on release
+    // (it is no longer queryable). The next statement reconnects.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const url = options.databaseUrl;
     return {
@@ -207,6 +212,26 @@ export function toRfc3339Seconds(pgText: string): string {
   const [date, rest = ''] = pgText.split(' ');
   const hms = rest.replace(/[+-]00(:00)?$/, '').split('.')[0];
   return `${date}T${hms}Z`;
+}
+
+/** SQLSTATEs of a server that dropped or refuses the session: class 08 and the shutdown codes (57P01 is pg_terminate_backend). */
+const LOST_STATES = /^(08...|57P0[1-3]|53300)$/;
+const LOST_NODE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** What pg says of a connection that ended or never came (it gives these no code). */
+const LOST_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+
+/**
+ * Whether an error is the database being out of reach (its connection lost, refused or timed out),
+ * rather than a statement's own failure: work that meets it is retried on a new connection by
+ * whoever owns it, and an API request answers 503.
+ */
+export function isConnectionLoss(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 5) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (LOST_STATES.test(code) || LOST_NODE_CODES.has(code))) return true;
+  if (LOST_MESSAGES.test(err.message)) return true;
+  if (err instanceof AggregateError && err.errors.some((e) => isConnectionLoss(e, depth + 1))) return true;
+  return isConnectionLoss(err.cause, depth + 1);
 }
 
 /** One round trip to the database (the health check). */
