@@ -6,6 +6,7 @@ import type { FamilyDevnet } from '../adapter.ts';
 import { hexToBytes } from '@noble/curves/utils.js';
 import { xOnlyPublicKeyOf } from './address.ts';
 import { findLitecoind, startLitecoind, type LitecoinNode } from './litecoind.ts';
+import { leftoverNotes, stopLeftovers } from '../../devnet/node-process.ts';
 
 export interface LitecoinDevnet {
   node: LitecoinNode;
@@ -13,6 +14,8 @@ export interface LitecoinDevnet {
   /** Key-path P2TR addresses of the solver's and the test user's keys (their x-only keys in the scripts). */
   solverWallet: string;
   userWallet: string;
+  /** The processes of an earlier run's node that this start stopped. */
+  leftovers: number[];
   stop(): Promise<void>;
 }
 
@@ -37,7 +40,10 @@ export async function startLitecoinDevnet(options: {
   blockTimeMs: number;
 }): Promise<LitecoinDevnet | undefined> {
   if (!findLitecoind()) return undefined;
-  const node = await startLitecoind({ dataDir: join(options.dataDir, 'litecoin') });
+  const dataDir = join(options.dataDir, 'litecoin');
+  // A node of this data directory that outlived an earlier run holds its lock.
+  const leftovers = await stopLeftovers(`-datadir=${dataDir}`);
+  const node = await startLitecoind({ dataDir });
   try {
     const network = options.chain.network;
     const solverWallet = walletAddress(options.solverKey, network);
@@ -62,6 +68,7 @@ export async function startLitecoinDevnet(options: {
       chain: options.chain,
       solverWallet,
       userWallet,
+      leftovers,
       stop: async () => {
         clearInterval(timer);
         await mining;
@@ -97,6 +104,7 @@ export const bitcoinDevnet: FamilyDevnet = {
         solver: { litecoin: { address: devnet.solverWallet } },
       },
       describe: `${node.rpcUrl} (regtest, cookie ${node.cookieFile})`,
+      notes: leftoverNotes(chain.key, devnet.leftovers),
       stop: () => devnet.stop(),
     };
   },

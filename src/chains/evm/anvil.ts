@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { freePort } from '../../devnet/free-port.ts';
+import { spawnNode } from '../../devnet/node-process.ts';
 
 /** A running anvil node (a real local EVM chain) that this process started. */
 export interface AnvilNode {
@@ -49,7 +50,7 @@ export async function startAnvil(options: { chainId: number; port?: number; bloc
   if (options.blockTimeSec !== undefined) args.push('--block-time', String(options.blockTimeSec));
   if (options.stateFile) args.push('--state', options.stateFile);
   if (options.stateFile && options.stateIntervalSec) args.push('--state-interval', String(options.stateIntervalSec));
-  const child: ChildProcess = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawnNode(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const rpcUrl = `http://127.0.0.1:${port}`;

@@ -8,6 +8,7 @@ import { startAnvil } from './anvil.ts';
 import { evmChainId } from './index.ts';
 import { devAccount } from '../../devnet/accounts.ts';
 import { portIsFree } from '../../devnet/free-port.ts';
+import { leftoverNotes, stopLeftovers } from '../../devnet/node-process.ts';
 
 export interface EvmDeployment {
   chain: string;
@@ -126,12 +127,18 @@ export const evmDevnet: FamilyDevnet = {
   async start(chain, options) {
     const chainId = Number(evmChainId(chain));
     const gardenPort = options.wellKnownPorts ? GARDEN_LOCALNET_PORTS[chainId] : undefined;
+    const stateFile = join(options.dataDir, `anvil-${chain.key}.json`);
+    // An anvil of this data directory that outlived an earlier run holds the port and the state file.
+    const leftovers = await stopLeftovers(stateFile);
     const port = gardenPort !== undefined && (await portIsFree(gardenPort)) ? gardenPort : undefined;
-    const node = await startAnvil({ chainId, port, stateFile: join(options.dataDir, `anvil-${chain.key}.json`), stateIntervalSec: ANVIL_STATE_INTERVAL_SEC });
+    const node = await startAnvil({ chainId, port, stateFile, stateIntervalSec: ANVIL_STATE_INTERVAL_SEC });
     try {
       const deployment = await deployLocalnet(chain, node.rpcUrl, chainId);
       if (options.blockTimeMs > 0) await node.rpc('evm_setIntervalMining', [Math.max(1, Math.round(options.blockTimeMs / 1000))]);
-      const notes = gardenPort !== undefined && port === undefined ? [`port ${gardenPort} is taken, so ${chain.key} listens on ${node.port}: Garden's SDK, whose localnet expects ${gardenPort}, cannot reach it`] : [];
+      const notes = [
+        ...leftoverNotes(chain.key, leftovers),
+        ...(gardenPort !== undefined && port === undefined ? [`port ${gardenPort} is taken, so ${chain.key} listens on ${node.port}: Garden's SDK, whose localnet expects ${gardenPort}, cannot reach it`] : []),
+      ];
       return {
         chain,
         access: {
