@@ -19,7 +19,8 @@ import { runWorker, type LeasedLoop } from './lease-loop.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { checkSolvers } from './solver/solver-config.ts';
 import { ConfigError } from './config/schema-check.ts';
-import { migrate, openStore, type Store } from './store/database.ts';
+import { isConnectionLoss, migrate, openStore, type Store } from './store/database.ts';
+import { safeErrorText } from './errors.ts';
 import { syncRegistry } from './store/registry-sync.ts';
 import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
 import { VERSION } from './version.ts';
@@ -89,13 +90,19 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       eventStreams: config.eventStreams,
       webhooksAllowPrivateAddresses: config.webhooksAllowPrivateAddresses,
     });
+    // A lost database fails every worker's pass at once, and each retries on its next: a short warning
+    // then, not a stack trace per pass.
+    const failed = (err: unknown, what: string, details: object = {}) => {
+      if (isConnectionLoss(err)) api.log.warn({ ...details, error: safeErrorText(err) }, `${what}: the database is unavailable; retrying`);
+      else api.log.error({ ...details, err }, what);
+    };
     for (const [key, runtime] of connectChains(config, registry, { db: store.db, secrets, instance, log: api.log })) runtimes.set(key, runtime);
     const balances = new SolverBalanceReader(store.db, registry, config.solvers, runtimes);
     const readBalances = async () => {
       try {
         await balances.refresh();
       } catch (err) {
-        api.log.error({ err }, 'reading the solver balances failed');
+        failed(err, 'reading the solver balances failed');
       }
     };
     await readBalances();
@@ -110,7 +117,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     const byJob = new Map<string, LeasedLoop>();
     for (const [key, runtime] of runtimes) {
       for (const worker of runtime.workers) {
-        const loop = runWorker(store.db, worker, { holder: instance, onError: (err) => api.log.error({ err, chain: key }, `${worker.lease} failed`) });
+        const loop = runWorker(store.db, worker, { holder: instance, onError: (err) => failed(err, `${worker.lease} failed`, { chain: key }) });
         stoppers.push(() => loop.stop());
         if (worker.wakeOnJob) byJob.set(worker.wakeOnJob, loop);
       }
@@ -124,7 +131,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     const recorderLoop = runWorker(
       store.db,
       { lease: 'order-events', intervalMs: 1_000, tick: async (signal) => void (await recorder.tick(signal)) },
-      { holder: instance, onError: (err) => api.log.error({ err }, 'recording order events failed') },
+      { holder: instance, onError: (err) => failed(err, 'recording order events failed') },
     );
     stoppers.push(() => recorderLoop.stop());
     const onOrderChanged: Array<(orderId: string) => void> = [
@@ -149,7 +156,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
             await solver.tick(signal);
           },
         },
-        { holder: instance, onError: (err) => api.log.error({ err }, 'solver pass failed') },
+        { holder: instance, onError: (err) => failed(err, 'solver pass failed') },
       );
       stoppers.push(() => loop.stop());
       // A pass looks first at the orders that changed, and once a second regardless.
@@ -183,7 +190,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
           const released = await releaseExpiredLiquidity(store.db, Math.floor(Date.now() / 1000));
           if (released > 0) api.log.info({ released }, 'released the liquidity of expired orders');
         } catch (err) {
-          api.log.error({ err }, 'releasing expired liquidity failed');
+          failed(err, 'releasing expired liquidity failed');
         }
       }),
     );

@@ -83,6 +83,12 @@ export async function openStore(options: OpenOptions): Promise<Store> {
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       options: '-c TimeZone=UTC',
+      // A server that does not answer (a failover in progress, a dropped route) fails a connection
+      // attempt, or the wait for a free one, after 5 s rather than never; TCP keepalive finds a
+      // connection whose server went away without closing it.
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       types: {
         getTypeParser: ((oid: number, format?: string) =>
           textParsers.has(oid) ? keepText : (pg.types.getTypeParser(oid, format as 'text') as unknown)) as typeof pg.types.getTypeParser,
@@ -138,7 +144,8 @@ function checkChannel(channel: string): string {
 
 /**
  * LISTEN on a dedicated connection, reconnecting with backoff when it drops (the handlers hear
- * `connected(false)` meanwhile). Resolves after the first attempt, connected or not.
+ * `connected(false)` meanwhile): at most 2 s apart, so changes are heard again soon after the
+ * database returns. Resolves after the first attempt, connected or not.
  */
 async function listenPostgres(url: string, channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
   checkChannel(channel);
@@ -167,7 +174,7 @@ async function listenPostgres(url: string, channel: string, handlers: ListenHand
     } catch {
       handlers.connected(false);
       await c.end().catch(() => undefined);
-      retryMs = Math.min(retryMs * 2, 10_000);
+      retryMs = Math.min(retryMs * 2, 2_000);
       if (!closed) timer = setTimeout(() => void connect(), retryMs);
     }
   };
@@ -234,7 +241,32 @@ export function isConnectionLoss(err: unknown, depth = 0): boolean {
   return isConnectionLoss(err.cause, depth + 1);
 }
 
-/** One round trip to the database (the health check). */
-export async function ping(db: Db): Promise<void> {
-  await sql`select 1`.execute(db);
+/**
+ * Runs `work`, and again (on a new connection) while it fails because the database is out of reach,
+ * backing off from 100 ms to 2 s, until `deadline` (epoch ms) or `signal`: then with its last error.
+ * For work whose outcome must not be lost with a connection, and which is safe to repeat.
+ */
+export async function retryWhileUnreachable<T>(work: () => Promise<T>, options: { deadline: number; signal?: AbortSignal }): Promise<T> {
+  for (let delayMs = 100; ; delayMs = Math.min(delayMs * 2, 2_000)) {
+    try {
+      return await work();
+    } catch (err) {
+      const left = options.deadline - Date.now();
+      if (!isConnectionLoss(err) || options.signal?.aborted || left <= 0) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(delayMs, left)));
+    }
+  }
+}
+
+/** One round trip to the database (the health check), failing after `timeoutMs` without an answer. */
+export async function ping(db: Db, timeoutMs = 2_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([sql`select 1`.execute(db), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { SecretBox } from '../orders/secret-box.ts';
-import type { Db, Store } from '../store/database.ts';
+import { retryWhileUnreachable, type Db, type Store } from '../store/database.ts';
 import {
   claimDeliveries,
   findEndpoint,
@@ -171,7 +171,7 @@ export class WebhookDeliveryWorker {
   }
 
   private start(delivery: ClaimedDelivery): void {
-    const task = this.deliver(delivery)
+    const task = this.deliver(delivery, Date.now() + this.leaseMs)
       .catch((err: unknown) => {
         if (!this.stopped) this.log.error({ err, delivery: delivery.id }, 'recording a webhook delivery failed');
       })
@@ -182,21 +182,29 @@ export class WebhookDeliveryWorker {
     this.inFlight.set(delivery.id, task);
   }
 
-  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * Sends a delivery and records the outcome. An outcome the database cannot take for the moment is
+   * written again until the delivery's lease ends (each write is a no-op once one went through), so
+   * a lost connection does not make a delivered webhook go out a second time.
+   */
+  private async deliver(delivery: ClaimedDelivery, leaseEnds: number): Promise<void> {
     const secret = Buffer.from(this.options.secrets.open(delivery.secretCiphertext)).toString('utf8');
     const startedAt = new Date();
     const outcome = await this.post(delivery, secret);
-    if (outcome === 'stopped') return releaseDelivery(this.db, delivery.id, this.options.worker);
+    const record = <T>(write: () => Promise<T>) => retryWhileUnreachable(write, { deadline: leaseEnds, signal: this.stopping.signal });
+    if (outcome === 'stopped') return record(() => releaseDelivery(this.db, delivery.id, this.options.worker));
     const recorded: AttemptOutcome = { ...outcome, startedAt, durationMs: Date.now() - startedAt.getTime() };
     if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300) {
-      await markDelivered(this.db, delivery.id, this.options.worker, recorded);
+      await record(() => markDelivered(this.db, delivery.id, this.options.worker, recorded));
       return;
     }
-    const result = await markFailed(this.db, delivery.id, this.options.worker, recorded, {
-      retryMs: retryDelayMs(delivery.attempt, this.firstRetryMs, this.maxRetryMs),
-      giveUpMs: this.giveUpMs,
-      disableAfterMs: this.disableAfterMs,
-    });
+    const result = await record(() =>
+      markFailed(this.db, delivery.id, this.options.worker, recorded, {
+        retryMs: retryDelayMs(delivery.attempt, this.firstRetryMs, this.maxRetryMs),
+        giveUpMs: this.giveUpMs,
+        disableAfterMs: this.disableAfterMs,
+      }),
+    );
     if (result?.status === 'failed') this.log.warn({ delivery: delivery.id, endpoint: delivery.endpointId, error: outcome.error }, 'webhook delivery given up');
     if (result?.disabled) {
       const endpoint = await findEndpoint(this.db, result.endpointId);
