@@ -132,6 +132,21 @@ test('every connection of the database terminated every 1.5 s, eight times, duri
   const observers = await observe(service);
   const { ids, destinationAmount } = await world!.startSwaps(service, SWAPS);
 
+  // A client reading the order list (uncached: a query each time) meanwhile: answered, or told the
+  // database is unavailable, never a 500.
+  const answers = new Map<number, number>();
+  let reading = true;
+  const reader = (async () => {
+    while (reading) {
+      const res = await fetch(`${service.api}/v2/orders?per_page=5`, { headers: { 'service-app-id': service.key } });
+      const body = (await res.json()) as { error?: string };
+      answers.set(res.status, (answers.get(res.status) ?? 0) + 1);
+      if (res.status !== 200) assert.equal(res.status, 503, `the order list during the outage: ${res.status} ${body.error}`);
+      if (res.status === 503) assert.match(body.error ?? '', /database is unavailable/);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
   const name = new URL(database.url).pathname.slice(1);
@@ -148,8 +163,10 @@ test('every connection of the database terminated every 1.5 s, eight times, duri
     }
   } finally {
     await admin.end();
+    reading = false;
+    await reader;
   }
-  t.diagnostic(`connections terminated each round: ${terminated.join(', ')}`);
+  t.diagnostic(`connections terminated each round: ${terminated.join(', ')}; order list answers meanwhile: ${JSON.stringify(Object.fromEntries(answers))}`);
   assert.ok(terminated.every((n) => n > 0), 'every round terminated connections of the service');
   const back = await healthyAfter(service, 2_000);
   t.diagnostic(`/health 200 again ${back} ms after the last round`);
