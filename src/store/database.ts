@@ -17,6 +17,7 @@ import * as m0011 from './migrations/0011_instant_refund_consent.ts';
 import * as m0012 from './migrations/0012_order_events.ts';
 import * as m0013 from './migrations/0013_webhooks.ts';
 import * as m0014 from './migrations/0014_webhook_log_retention.ts';
+import * as m0015 from './migrations/0015_engine_jobs.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_order_events': m0012,
   '0013_webhooks': m0013,
   '0014_webhook_log_retention': m0014,
+  '0015_engine_jobs': m0015,
 };
 
 const TEXT_TYPES = {

@@ -27,6 +27,8 @@ export interface NewJob {
   /** The account that signs it (default the relayer). */
   signer?: JobSigner;
   maxAttempts?: number;
+  /** The latest moment the job may first reach the chain (safety rule 2 for a funding); the engine never sends it later. */
+  broadcastBy?: Date;
 }
 
 type JobRow = {
@@ -91,6 +93,7 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<{ job: RelayerJob
       payload: JSON.stringify(job.payload),
       ...(job.signer ? { signer: job.signer } : {}),
       ...(job.maxAttempts !== undefined ? { max_attempts: job.maxAttempts } : {}),
+      ...(job.broadcastBy ? { broadcast_by: job.broadcastBy } : {}),
     })
     .onConflict((oc) => oc.column('idempotency_key').doNothing())
     .returning(JOB_COLUMNS)
@@ -104,8 +107,11 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<{ job: RelayerJob
   return { job: toJob(existing), created: false };
 }
 
-/** A claimed job, and whether it holds a signed transaction (one to follow up, not to sign). */
-export type ClaimedJob = RelayerJob & { hasTx: boolean };
+/**
+ * A claimed job: whether it holds a signed transaction (one to follow up, not to sign), the latest
+ * moment it may first reach the chain (epoch ms, or null), and whether the engine cancelled it.
+ */
+export type ClaimedJob = RelayerJob & { hasTx: boolean; broadcastBy: number | null; cancelled: boolean };
 
 /** Adds many jobs in one statement; returns the keys of those created (a key already queued keeps its job). */
 export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Set<string>> {
@@ -121,6 +127,7 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Set<
         payload: JSON.stringify(job.payload),
         signer: job.signer ?? 'relayer',
         ...(job.maxAttempts !== undefined ? { max_attempts: job.maxAttempts } : {}),
+        broadcast_by: job.broadcastBy ?? null,
       })),
     )
     .onConflict((oc) => oc.column('idempotency_key').doNothing())
@@ -139,10 +146,10 @@ export async function claimJobs(
   db: Db,
   input: { chain: string; signer?: JobSigner; worker: string; leaseMs: number; limit: number; newFirst?: boolean; withTx?: boolean },
 ): Promise<ClaimedJob[]> {
-  const hasTx = sql`(raw_tx <> '' and nonce is not null)`;
+  const hasTx = sql`(raw_tx <> '')`;
   const order = input.newFirst ? sql`${hasTx}, id` : sql`id`;
   const which = input.withTx === undefined ? sql`` : input.withTx ? sql`and ${hasTx}` : sql`and not ${hasTx}`;
-  const rows = await sql<JobRow & { has_tx: boolean }>`
+  const rows = await sql<JobRow & { has_tx: boolean; broadcast_by_ms: string | null; cancelled: boolean }>`
     update relayer_jobs set
       status = 'running',
       -- Coming back to check a submitted transaction is not a new attempt.
@@ -158,9 +165,12 @@ export async function claimJobs(
       limit ${input.limit}
       for update skip locked
     )
-    returning ${sql.raw(JOB_COLUMNS.join(', '))}, (raw_tx <> '' and nonce is not null) as has_tx
+    returning ${sql.raw(JOB_COLUMNS.join(', '))}, (raw_tx <> '') as has_tx,
+      (extract(epoch from broadcast_by) * 1000)::bigint as broadcast_by_ms, cancelled_at is not null as cancelled
   `.execute(db);
-  return rows.rows.map((r) => ({ ...toJob(r), hasTx: r.has_tx })).sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+  return rows.rows
+    .map((r) => ({ ...toJob(r), hasTx: r.has_tx, broadcastBy: r.broadcast_by_ms === null ? null : Number(r.broadcast_by_ms), cancelled: r.cancelled }))
+    .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
 }
 
 /** The transaction is out; the job comes back after `recheckMs` to check its receipt. */
@@ -174,6 +184,7 @@ export async function markSubmitted(
     .set({
       status: 'submitted',
       tx_hash: input.txHash,
+      deferrals: 0,
       ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
       locked_by: null,
       locked_until: null,
@@ -189,15 +200,15 @@ export async function markSubmitted(
 export async function markSubmittedMany(
   db: Db,
   worker: string,
-  jobs: ReadonlyArray<{ id: string; txHash: string; nonce: bigint }>,
+  jobs: ReadonlyArray<{ id: string; txHash: string }>,
   recheckMs: number,
 ): Promise<void> {
   if (jobs.length === 0) return;
-  const values = sql.join(jobs.map((j) => sql`(${j.id}::bigint, ${j.txHash}::text, ${j.nonce.toString()}::bigint)`));
+  const values = sql.join(jobs.map((j) => sql`(${j.id}::bigint, ${j.txHash}::text)`));
   await sql`
-    update relayer_jobs r set status = 'submitted', tx_hash = v.hash, nonce = v.nonce, locked_by = null, locked_until = null,
+    update relayer_jobs r set status = 'submitted', tx_hash = v.hash, deferrals = 0, locked_by = null, locked_until = null,
       run_after = now() + ${`${recheckMs} milliseconds`}::interval, updated_at = now()
-    from (values ${values}) as v(id, hash, nonce)
+    from (values ${values}) as v(id, hash)
     where r.id = v.id and r.locked_by = ${worker}
   `.execute(db);
 }
@@ -227,6 +238,7 @@ export async function markAttemptFailed(
         .else(sql<JobStatus>`'queued'`)
         .end(),
       last_error: input.error.slice(0, 2000),
+      deferrals: 0,
       locked_by: null,
       locked_until: null,
       run_after: sql`now() + ${`${input.retryMs} milliseconds`}::interval`,
@@ -241,14 +253,24 @@ export async function markAttemptFailed(
 
 /**
  * Gives a job back to the queue without using up an attempt: the attempt could not be made (the
- * chain's node was unreachable), which says nothing about the job itself.
+ * chain's node was unreachable), which says nothing about the job itself. It comes back after
+ * `retryMs`, doubled for each deferral in a row, at most `maxRetryMs`. A signed transaction it holds
+ * stays: it may be out, and it is followed up when the node answers.
  */
-export async function deferJob(db: Db, id: string, input: { worker: string; error: string; retryMs: number }): Promise<void> {
+export async function deferJob(db: Db, id: string, input: { worker: string; error: string; retryMs: number; maxRetryMs?: number }): Promise<void> {
+  const max = input.maxRetryMs ?? input.retryMs;
   await sql`
-    update relayer_jobs set status = 'queued', attempts = greatest(attempts - 1, 0), last_error = ${input.error.slice(0, 2000)},
-      locked_by = null, locked_until = null, run_after = now() + ${`${input.retryMs} milliseconds`}::interval, updated_at = now()
+    update relayer_jobs set status = 'queued', attempts = greatest(attempts - 1, 0),
+      last_error = ${input.error.slice(0, 2000)}, deferrals = deferrals + 1, locked_by = null, locked_until = null,
+      run_after = now() + least(${input.retryMs}::float8 * power(2, least(deferrals, 30)), ${max}::float8) * interval '1 millisecond',
+      updated_at = now()
     where id = ${id} and locked_by = ${input.worker}
   `.execute(db);
+}
+
+/** Marks a job cancelled: past its `broadcast_by`, a transaction that takes its place was signed (and is stored as its current one). */
+export async function markCancelled(db: Db, id: string, worker: string): Promise<void> {
+  await sql`update relayer_jobs set cancelled_at = coalesce(cancelled_at, now()), updated_at = now() where id = ${id} and locked_by = ${worker}`.execute(db);
 }
 
 /**

@@ -183,6 +183,9 @@ export interface RelayerJobsTable {
   locked_until: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  deferrals: WithDefault<number>;
+  broadcast_by: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
 }
 
 export interface WorkerLeasesTable {

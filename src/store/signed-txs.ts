@@ -9,31 +9,42 @@ import type { JobSigner } from './schema.ts';
  */
 
 export interface SignedTx {
-  raw: `0x${string}`;
-  hash: `0x${string}`;
-  nonce: bigint;
-  /** Every hash signed for the job, the current one last. */
-  hashes: `0x${string}`[];
+  /** The signed bytes as the family's node takes them (EVM hex, Solana base64, Bitcoin hex). */
+  raw: string;
+  /** The transaction's id on its chain (EVM hash, Solana signature, Bitcoin txid). */
+  hash: string;
+  /** EVM: its nonce; Solana: the last block height at which it can land; null where neither applies. */
+  nonce: bigint | null;
+  /** Every id signed for the job, the current one last. */
+  hashes: string[];
   /** Milliseconds since `raw` was signed. */
   ageMs: number;
 }
 
+type SignedRow = { id: string; raw_tx: string; tx_hash: string; nonce: string | null; tx_hashes: string[] | string; age_ms: string | number };
+
+const toSignedTx = (row: SignedRow): SignedTx => ({
+  raw: row.raw_tx,
+  hash: row.tx_hash,
+  nonce: row.nonce === null ? null : BigInt(row.nonce),
+  hashes: parseTextArray(row.tx_hashes),
+  ageMs: Number(row.age_ms),
+});
+
+/** The signed transactions of the jobs that hold one, by job id, in one read. */
+export async function readSignedTxs(db: Db, jobIds: readonly string[]): Promise<Map<string, SignedTx>> {
+  if (jobIds.length === 0) return new Map();
+  const { rows } = await sql<SignedRow>`
+    select id::text as id, raw_tx, tx_hash, nonce, tx_hashes,
+      coalesce(extract(epoch from (now() - signed_at)) * 1000, 0)::bigint as age_ms
+    from relayer_jobs where id in (select unnest(${jobIds.map(String)}::bigint[])) and raw_tx <> ''
+  `.execute(db);
+  return new Map(rows.map((row) => [String(row.id), toSignedTx(row)]));
+}
+
 /** The job's signed transaction, if it has one. */
 export async function readSignedTx(db: Db, jobId: string): Promise<SignedTx | undefined> {
-  const { rows } = await sql<{ raw_tx: string; tx_hash: string; nonce: string | null; tx_hashes: string[] | string; age_ms: string | number }>`
-    select raw_tx, tx_hash, nonce, tx_hashes,
-      coalesce(extract(epoch from (now() - signed_at)) * 1000, 0)::bigint as age_ms
-    from relayer_jobs where id = ${jobId}
-  `.execute(db);
-  const row = rows[0];
-  if (!row || row.raw_tx === '' || row.nonce === null) return undefined;
-  return {
-    raw: row.raw_tx as `0x${string}`,
-    hash: row.tx_hash as `0x${string}`,
-    nonce: BigInt(row.nonce),
-    hashes: parseTextArray(row.tx_hashes) as `0x${string}`[],
-    ageMs: Number(row.age_ms),
-  };
+  return (await readSignedTxs(db, [jobId])).get(String(jobId));
 }
 
 /**
@@ -44,10 +55,10 @@ export async function saveSignedTx(
   db: Db,
   job: RelayerJob,
   worker: string,
-  tx: { raw: string; hash: string; nonce: bigint },
+  tx: { raw: string; hash: string; nonce?: bigint | null },
 ): Promise<boolean> {
   const result = await sql`
-    update relayer_jobs set raw_tx = ${tx.raw}, tx_hash = ${tx.hash}, nonce = ${tx.nonce.toString()}::bigint,
+    update relayer_jobs set raw_tx = ${tx.raw}, tx_hash = ${tx.hash}, nonce = ${tx.nonce?.toString() ?? null}::bigint,
       tx_hashes = array_append(tx_hashes, ${tx.hash}::text), signed_at = now(), updated_at = now()
     where id = ${job.id} and locked_by = ${worker}
   `.execute(db);
@@ -61,10 +72,10 @@ export async function saveSignedTx(
 export async function saveSignedTxs(
   db: Db,
   worker: string,
-  txs: ReadonlyArray<{ jobId: string; raw: string; hash: string; nonce: bigint }>,
+  txs: ReadonlyArray<{ jobId: string; raw: string; hash: string; nonce?: bigint | undefined }>,
 ): Promise<Set<string>> {
   if (txs.length === 0) return new Set();
-  const values = sql.join(txs.map((t) => sql`(${t.jobId}::bigint, ${t.raw}::text, ${t.hash}::text, ${t.nonce.toString()}::bigint)`));
+  const values = sql.join(txs.map((t) => sql`(${t.jobId}::bigint, ${t.raw}::text, ${t.hash}::text, ${t.nonce?.toString() ?? null}::bigint)`));
   const { rows } = await sql<{ id: string }>`
     update relayer_jobs j set raw_tx = v.raw, tx_hash = v.hash, nonce = v.nonce,
       tx_hashes = array_append(j.tx_hashes, v.hash), signed_at = now(), updated_at = now()

@@ -10,7 +10,7 @@ import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
-import type { BitcoinRelayer } from '../../src/chains/bitcoin/broadcaster.ts';
+import type { TxEngine } from '../../src/engine/engine.ts';
 import { bitcoinJobTx } from '../../src/store/bitcoin-jobs.ts';
 import { BitcoinRpc } from '../../src/chains/bitcoin/rpc.ts';
 import { findOrder } from '../../src/store/orders.ts';
@@ -65,7 +65,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
   let eth: LocalChain;
   let arb: LocalChain;
   let btcSolver: BitcoinSolverChain;
-  let relayer: BitcoinRelayer;
+  let relayer: TxEngine;
   let secretBox: SecretBox;
 
   before(async () => {

@@ -10,7 +10,7 @@ import { EvmWatcher } from '../../src/chains/evm/watcher.ts';
 import type { Registry } from '../../src/chains/registry.ts';
 import { refundTypedData } from '../../src/chains/evm/typed-data.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
-import { EvmRelayer } from '../../src/chains/evm/sender.ts';
+import { evmEngine, type EvmEngine } from '../../src/chains/evm/driver.ts';
 import { evmSolverChains } from '../../src/chains/evm/solver-chain.ts';
 import { Solver, type SolverChain, type SolverOptions, type SolverPass } from '../../src/solver/solver.ts';
 import type { SecretBox } from '../../src/orders/secret-box.ts';
@@ -23,9 +23,9 @@ export interface SwapWorld {
   api: FastifyInstance;
   store: Store;
   key: string;
-  relayers: Record<ChainKey, EvmRelayer>;
+  relayers: Record<ChainKey, EvmEngine>;
   /** The solver's transaction senders (its jobs, signed by the solver's account). */
-  solverSenders: Record<ChainKey, EvmRelayer>;
+  solverSenders: Record<ChainKey, EvmEngine>;
   watchers: Record<ChainKey, EvmWatcher>;
   solver: Solver;
   /** One solver pass, then the solver's senders send what it queued. */
@@ -57,9 +57,9 @@ export async function openSwapWorld(
   const relayers = Object.fromEntries(
     KEYS.map((k) => [
       k,
-      new EvmRelayer({ db: store.db, chain: k, chainId: CHAINS[k], rpcUrl: rpc[k], privateKey: privateKeyOf(devAccount('relayer')), recheckMs: 0, retryMs: 50 }),
+      evmEngine({ db: store.db, chain: k, chainId: CHAINS[k], rpcUrl: rpc[k], privateKey: privateKeyOf(devAccount('relayer')), recheckMs: 0, retryMs: 50 }),
     ]),
-  ) as Record<ChainKey, EvmRelayer>;
+  ) as Record<ChainKey, EvmEngine>;
   const watchers = Object.fromEntries(
     await Promise.all(
       KEYS.map(async (k) => [k, new EvmWatcher(store.db, registry.chain(k)!, chains[k].client, { startBlock: await chains[k].client.getBlockNumber() })]),
@@ -68,9 +68,9 @@ export async function openSwapWorld(
   const solverSenders = Object.fromEntries(
     KEYS.map((k) => [
       k,
-      new EvmRelayer({ db: store.db, chain: k, chainId: CHAINS[k], rpcUrl: rpc[k], privateKey: privateKeyOf(devAccount('solver')), signer: 'solver', recheckMs: 0, retryMs: 50 }),
+      evmEngine({ db: store.db, chain: k, chainId: CHAINS[k], rpcUrl: rpc[k], privateKey: privateKeyOf(devAccount('solver')), signer: 'solver', recheckMs: 0, retryMs: 50 }),
     ]),
-  ) as Record<ChainKey, EvmRelayer>;
+  ) as Record<ChainKey, EvmEngine>;
   const evmChains = evmSolverChains(registry, solverAccount.address, rpc, store.db);
   // As the service does at start: the solver's token approvals go out before any funding.
   for (const c of evmChains) await c.prepare();

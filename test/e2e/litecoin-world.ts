@@ -3,7 +3,8 @@
 // Litecoin swap tests share.
 import assert from 'node:assert/strict';
 import { hexToBytes } from '@noble/curves/utils.js';
-import { BitcoinRelayer } from '../../src/chains/bitcoin/broadcaster.ts';
+import { bitcoinEngine } from '../../src/chains/bitcoin/driver.ts';
+import type { TxEngine } from '../../src/engine/engine.ts';
 import { BitcoinActions } from '../../src/chains/bitcoin/client-actions.ts';
 import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
 import { BitcoinSolverChain } from '../../src/chains/bitcoin/solver-chain.ts';
@@ -26,7 +27,7 @@ export interface LitecoinWorld {
   w: SwapWorld;
   btcSolver: BitcoinSolverChain;
   watcher: BitcoinWatcher;
-  relayer: BitcoinRelayer;
+  relayer: TxEngine;
   secrets: SecretBox;
   /** Polls the Bitcoin watcher until it has read up to the node's head (a poll reads 10 blocks at most). */
   catchUp(): Promise<void>;
@@ -61,7 +62,7 @@ export async function openLitecoinWorld(kind: StoreKind, registry: Registry, cha
     moreActions: (db, box) => ({ [ltcChain.key]: new BitcoinActions(db, registry, { secrets: box, rpc: node.rpc, solverKey }) }),
   });
   const watcher = new BitcoinWatcher(w.store.db, ltcChain, node.rpc, { walletAddresses: [btcSolver.wallet], startBlock: BigInt(await node.rpc.getBlockCount()) + 1n });
-  const relayer = new BitcoinRelayer({ db: w.store.db, chain: ltcChain.key, rpc: node.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
+  const relayer = bitcoinEngine({ db: w.store.db, chain: ltcChain.key, rpc: node.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
   await setSolverBalance(w.store.db, { solverId: SOLVER.id, asset: 'litecoin_localnet:ltc', balance: 100n * LTC });
   await node.rpc.call('sendtoaddress', [btcSolver.wallet, 20]);
   await node.mine(1);

@@ -13,7 +13,8 @@ import { SecretBox } from '../../src/orders/secret-box.ts';
 import { StaticPriceSource } from '../../src/pricing/price-source.ts';
 import { buildStrategies } from '../../src/pricing/strategies.ts';
 import { readHtlcOrder } from '../../src/chains/evm/htlc-reads.ts';
-import { EvmRelayer, senderWorkers } from '../../src/chains/evm/sender.ts';
+import { evmEngine, type EvmEngine } from '../../src/chains/evm/driver.ts';
+import { engineWorkers } from '../../src/engine/engine.ts';
 import { EvmClientActions } from '../../src/chains/evm/client-actions.ts';
 import { runWorker } from '../../src/lease-loop.ts';
 import type { ClientActions } from '../../src/chains/adapter.ts';
@@ -64,7 +65,7 @@ export interface ActionsApi {
   api: FastifyInstance;
   store: Store;
   key: string;
-  relayers: Record<ChainKey, EvmRelayer>;
+  relayers: Record<ChainKey, EvmEngine>;
   close(): Promise<void>;
 }
 
@@ -119,7 +120,7 @@ export async function openActionsApi(kind: StoreKind, registry: Registry, chains
   const relayers = Object.fromEntries(
     (Object.keys(CHAINS) as ChainKey[]).map((k) => [
       k,
-      new EvmRelayer({
+      evmEngine({
         db: store.db,
         chain: k,
         chainId: CHAINS[k],
@@ -129,8 +130,8 @@ export async function openActionsApi(kind: StoreKind, registry: Registry, chains
         retryMs: 200,
       }),
     ]),
-  ) as Record<ChainKey, EvmRelayer>;
-  const loops = Object.values(relayers).flatMap((r) => senderWorkers(r, 20).map((w) => runWorker(r.db, w, { holder: 'test', onError: () => undefined })));
+  ) as Record<ChainKey, EvmEngine>;
+  const loops = Object.values(relayers).flatMap((r) => engineWorkers(r, 20).map((w) => runWorker(r.db, w, { holder: 'test', onError: () => undefined })));
   return {
     api,
     store,

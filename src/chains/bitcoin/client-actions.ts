@@ -33,7 +33,7 @@ import { feeLadder, type TxVersion } from './rbf.ts';
 /**
  * The client's order actions on Bitcoin-family HTLCs (DESIGN.md sections 1 and 4). A Bitcoin
  * transaction is complete once signed, so each action builds (or checks) the signed transaction here
- * and writes it as the one relayer job of its order and action; the BitcoinRelayer broadcasts it.
+ * and writes it as the one relayer job of its order and action; the transaction engine broadcasts it.
  * - redeem {secret}: a Bitcoin destination whose key the service holds for the client.
  * - refund {tx}: the client's signed refund of a Bitcoin source after its CSV timelock; without
  *   `tx` the service signs it when it holds the client's key.

@@ -1,6 +1,6 @@
 import { broadcastBitcoinTx } from './broadcaster.ts';
 import { bitcoinJobTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../../store/bitcoin-jobs.ts';
-import type { RelayerLog } from '../evm/sender.ts';
+import type { EngineLog } from '../../engine/engine.ts';
 import { bumpsOf, replaceBitcoinTx, unsettledBitcoinJobs, type BitcoinJobRow } from '../../store/bitcoin-jobs.ts';
 import { utxosOf } from '../../store/bitcoin-utxos.ts';
 import type { Db } from '../../store/database.ts';
@@ -25,7 +25,7 @@ export interface FeeBumpOptions {
   maxFeeRate?: bigint;
   /** Whether the node relays BIP125 replacements (default: what the network's node software does). */
   replaceByFee?: boolean;
-  log?: RelayerLog;
+  log?: EngineLog;
 }
 
 /** Litecoin Core's default limit of unmined ancestors (itself included) of a mempool transaction: a child past it is refused. */

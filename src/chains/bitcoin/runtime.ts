@@ -1,7 +1,8 @@
 import { hexToBytes } from '@noble/curves/utils.js';
 import { confirmedBalance } from '../../store/bitcoin-utxos.ts';
 import type { ChainContext, ChainRuntime } from '../adapter.ts';
-import { BitcoinRelayer } from './broadcaster.ts';
+import { engineWorkers } from '../../engine/engine.ts';
+import { bitcoinEngine } from './driver.ts';
 import { BitcoinActions } from './client-actions.ts';
 import { bitcoinRpcFor } from './rpc.ts';
 import { BitcoinSolverChain } from './solver-chain.ts';
@@ -19,8 +20,8 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
   const solver = solverKey && new BitcoinSolverChain(chain, db, rpc, solverKey, ctx.secrets);
   const watcher = new BitcoinWatcher(db, chain, rpc, { walletAddresses: solver ? [solver.wallet] : [] });
   const log = ctx.log.child({ chain: chain.key, worker: 'relayer' });
-  const broadcaster = new BitcoinRelayer({ db, chain: chain.key, rpc, worker: ctx.instance, log });
-  // Stuck transactions are bumped from the solver's wallet, by the instance holding the relayer lease.
+  const engine = bitcoinEngine({ db, chain: chain.key, rpc, worker: ctx.instance, log });
+  // Stuck transactions are bumped from the solver's wallet, by one instance at a time.
   const bumper = solver?.feeBumper({ log });
   return {
     workers: [
@@ -33,14 +34,8 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
           if (read.to < read.head) wake();
         },
       },
-      {
-        lease: `relayer:${chain.key}`,
-        intervalMs: 1_000,
-        tick: async () => {
-          await broadcaster.tick();
-          await bumper?.tick();
-        },
-      },
+      ...engineWorkers(engine, 1_000),
+      ...(bumper ? [{ lease: `fee-bump:${chain.key}`, intervalMs: 1_000, tick: async () => void (await bumper.tick()) }] : []),
     ],
     ...(solver ? { solver } : {}),
     clientActions: new BitcoinActions(db, ctx.registry, {

@@ -1,4 +1,4 @@
-import { BaseError, ContractFunctionRevertedError, decodeErrorResult, isHex, RpcError, RpcRequestError } from 'viem';
+import { BaseError, ContractFunctionRevertedError, decodeErrorResult, HttpRequestError, isHex, LimitExceededRpcError, RpcError, RpcRequestError, TimeoutError } from 'viem';
 import { redactHex, safeErrorText } from '../../errors.ts';
 import { htlcAbi } from './htlc-abi.ts';
 
@@ -72,4 +72,20 @@ export function classifyBroadcastError(err: unknown): BroadcastOutcome {
   const answered =
     err instanceof BaseError && err.walk((e) => e instanceof RpcError || e instanceof RpcRequestError) !== null;
   return answered ? 'rejected' : 'unknown';
+}
+
+/**
+ * Whether the node could not be asked: the connection failed or timed out, or it answered with an
+ * HTTP error (5xx, 429 from a provider's rate limit) or a JSON-RPC "limit exceeded". Nothing was
+ * judged: the engine waits and asks again, and no attempt is used up.
+ */
+export function isNodeUnreachable(err: unknown): boolean {
+  if (!(err instanceof BaseError)) return err instanceof TypeError && /fetch failed/i.test(err.message);
+  return (
+    err.walk((e) => {
+      if (e instanceof TimeoutError || e instanceof LimitExceededRpcError) return true;
+      if (e instanceof HttpRequestError) return e.status === undefined || e.status === 408 || e.status === 429 || e.status >= 500;
+      return false;
+    }) !== null
+  );
 }

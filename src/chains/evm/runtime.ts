@@ -6,7 +6,8 @@ import type { ChainContext, ChainRuntime } from '../adapter.ts';
 import { EvmClientActions } from './client-actions.ts';
 import { evmChainId } from './index.ts';
 import { subscribeNewHeads } from './new-heads.ts';
-import { EvmRelayer, senderWorkers } from './sender.ts';
+import { engineWorkers } from '../../engine/engine.ts';
+import { evmEngine } from './driver.ts';
 import { EvmSolverChain } from './solver-chain.ts';
 import { EvmWatcher } from './watcher.ts';
 
@@ -37,7 +38,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
   ];
   // A sender per account, each under its own lease and woken when a job of its own becomes due.
   const senders = (signer: JobSigner, privateKey: `0x${string}`): Worker[] => {
-    const relayer = new EvmRelayer({
+    const engine = evmEngine({
       db,
       chain: chain.key,
       chainId: Number(evmChainId(chain)),
@@ -48,7 +49,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
       worker: ctx.instance,
       log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }),
     });
-    return senderWorkers(relayer);
+    return engineWorkers(engine);
   };
   if (ctx.relayerKey) workers.push(...senders('relayer', ctx.relayerKey));
   const solver = ctx.solverKey ? new EvmSolverChain(chain, ctx.registry, privateKeyToAccount(ctx.solverKey).address, access.rpc_url, db) : undefined;

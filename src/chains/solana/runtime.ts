@@ -9,7 +9,8 @@ import { solanaRpc } from './rpc.ts';
 import { SolanaChainReader } from './htlc-state.ts';
 import { solanaJobInstructions } from './job-instructions.ts';
 import { solanaAddressOfKey, solanaSignerOfKey } from './keys.ts';
-import { SolanaSender, solanaSenderWorker } from './sender.ts';
+import { engineWorkers } from '../../engine/engine.ts';
+import { solanaEngine } from './driver.ts';
 import { SolanaSolverChain } from './solver-chain.ts';
 import { SolanaWatcher } from './watcher.ts';
 
@@ -32,9 +33,9 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
       },
     },
   ];
-  const sender = (signer: JobSigner, key: Hex): Worker =>
-    solanaSenderWorker(
-      new SolanaSender({
+  const sender = (signer: JobSigner, key: Hex): Worker[] =>
+    engineWorkers(
+      solanaEngine({
         db,
         chain: chain.key,
         rpcUrl: access.rpc_url,
@@ -44,10 +45,11 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
         worker: ctx.instance,
         log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }),
       }),
+      400,
     );
   const solverAddress = ctx.solverKey ? solanaAddressOfKey(ctx.solverKey) : undefined;
-  if (ctx.relayerKey) workers.push(sender('relayer', ctx.relayerKey));
-  if (ctx.solverKey) workers.push(sender('solver', ctx.solverKey));
+  if (ctx.relayerKey) workers.push(...sender('relayer', ctx.relayerKey));
+  if (ctx.solverKey) workers.push(...sender('solver', ctx.solverKey));
   return {
     workers,
     ...(solverAddress ? { solver: new SolanaSolverChain(chain, ctx.registry, solverAddress, reader, db) } : {}),

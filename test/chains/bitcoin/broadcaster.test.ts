@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { BitcoinRpc } from '../../../src/chains/bitcoin/rpc.ts';
 import { freePort } from '../../../src/devnet/free-port.ts';
 import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
-import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
+import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
 import { enqueueBitcoinTx } from '../../../src/store/bitcoin-jobs.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { findJob } from '../../../src/store/relayer-jobs.ts';
@@ -46,7 +46,7 @@ describeEachStore('Bitcoin-family broadcast queue', (kind) => {
     const key = `test:${randomHex32()}:fund`;
     await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'fund', idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs: tx.inputs });
 
-    const unreachable = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: new BitcoinRpc({ url: `http://127.0.0.1:${await freePort()}` }), worker: 'w', retryMs: 0, recheckMs: 0 });
+    const unreachable = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: new BitcoinRpc({ url: `http://127.0.0.1:${await freePort()}` }), worker: 'w', retryMs: 0, recheckMs: 0 });
     for (let i = 0; i < 15; i++) await unreachable.tick();
     const waiting = (await findJob(store.db, key))!;
     assert.equal(waiting.status, 'queued', 'more failed tries than max_attempts, and still queued');
@@ -54,7 +54,7 @@ describeEachStore('Bitcoin-family broadcast queue', (kind) => {
     assert.match(waiting.lastError, /fetch failed|ECONNREFUSED/);
     assert.ok(!(await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid));
 
-    const relayer = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0 });
+    const relayer = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0 });
     await relayer.tick();
     assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), 'broadcast');
     for (let i = 0; i < 15; i++) await relayer.tick();
@@ -71,7 +71,7 @@ describeEachStore('Bitcoin-family broadcast queue', (kind) => {
     const raw = await node.rpc.call<string>('createrawtransaction', [[bogusInput], { [await node.rpc.call<string>('getnewaddress', ['', 'bech32'])]: 1 }]);
     const key = `test:${randomHex32()}:fund`;
     await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'fund', idempotencyKey: key, rawTx: raw, txid: randomHex32(), inputs: [bogusInput] });
-    const relayer = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0 });
+    const relayer = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0 });
     for (let i = 0; i < 12; i++) await relayer.tick();
     const job = (await findJob(store.db, key))!;
     assert.equal(job.status, 'failed');

@@ -1,6 +1,6 @@
 // The Bitcoin-family client actions over HTTP against a real Litecoin Core regtest node: orders made
 // through POST /v2/orders, HTLCs funded by the node's wallet, outputs recorded by the Bitcoin watcher,
-// transactions broadcast by the BitcoinRelayer and checked on the node. Instant refund (the client's
+// transactions broadcast by the transaction engine and checked on the node. Instant refund (the client's
 // SACP signatures or the service-held key, the solver's co-signature under rule 5, a fee input of the
 // solver's wallet), redeem of a Litecoin destination, refund after the CSV timelock.
 import assert from 'node:assert/strict';
@@ -23,7 +23,8 @@ import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { BitcoinActions } from '../../../src/chains/bitcoin/client-actions.ts';
 import { StaticPriceSource } from '../../../src/pricing/price-source.ts';
 import { buildStrategies } from '../../../src/pricing/strategies.ts';
-import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
+import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
+import type { TxEngine } from '../../../src/engine/engine.ts';
 import { instantRefundSigned } from '../../../src/store/instant-refund-gate.ts';
 import { claimFunding } from '../../../src/store/solver-queries.ts';
 import { createApp } from '../../../src/store/apps.ts';
@@ -74,7 +75,7 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
   let api: FastifyInstance;
   let key: string;
   let watcher: BitcoinWatcher;
-  let relayer: BitcoinRelayer;
+  let relayer: TxEngine;
 
   async function setup(t: TestContext): Promise<boolean> {
     ready ??= (async () => {
@@ -103,7 +104,7 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
       await api.ready();
       const startBlock = BigInt(await ltc.rpc.getBlockCount()) + 1n;
       watcher = new BitcoinWatcher(store.db, registry.chain(CHAIN)!, ltc.rpc, { startBlock, walletAddresses: [SOLVER_WALLET] });
-      relayer = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
+      relayer = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
       // The solver's wallet: several outputs, one per instant-refund fee.
       for (let i = 0; i < 6; i++) await send(SOLVER_WALLET, 1_000_000n);
       await mine(1);

@@ -11,7 +11,8 @@ import { htlcAddress } from '../../../src/chains/bitcoin/htlc.ts';
 import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
 import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
-import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
+import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
+import type { TxEngine } from '../../../src/engine/engine.ts';
 import { BitcoinSolverChain } from '../../../src/chains/bitcoin/solver-chain.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder } from '../../../src/store/orders.ts';
@@ -48,7 +49,7 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
   let store: Store;
   let ltc: LitecoinNode;
   let watcher: BitcoinWatcher;
-  let relayer: BitcoinRelayer;
+  let relayer: TxEngine;
   let appId: string;
 
   before(async () => {
@@ -77,7 +78,7 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     const registry = localnetRegistry();
     const solver = new BitcoinSolverChain(registry.chain(CHAIN)!, store.db, ltc.rpc, key, secrets);
     watcher = new BitcoinWatcher(store.db, registry.chain(CHAIN)!, ltc.rpc, { startBlock: BigInt(await ltc.rpc.getBlockCount()) + 1n, walletAddresses: [solver.wallet] });
-    relayer = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
+    relayer = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
     await fundAddress(ltc, solver.wallet, WALLET_START);
     await ltc.mine(1);
     await sync();

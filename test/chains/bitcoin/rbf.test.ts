@@ -15,7 +15,8 @@ import type { TxVersion } from '../../../src/chains/bitcoin/rbf.ts';
 import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
 import { findLitecoind, startLitecoind, type LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
-import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
+import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
+import type { TxEngine } from '../../../src/engine/engine.ts';
 import { BitcoinSolverChain } from '../../../src/chains/bitcoin/solver-chain.ts';
 import { replaceBitcoinTx } from '../../../src/store/bitcoin-jobs.ts';
 import type { Store } from '../../../src/store/database.ts';
@@ -50,7 +51,7 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
   let ltc: LitecoinNode;
   let appId: string;
   let watcher: BitcoinWatcher;
-  let relayer: BitcoinRelayer;
+  let relayer: TxEngine;
   const solverKey = schnorr.utils.randomSecretKey();
   const secrets = new SecretBox(randomBytes(32));
   const registry = localnetRegistry();
@@ -65,7 +66,7 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
       app: { id: appId },
     } = await seedBasics(store.db));
     solver = new BitcoinSolverChain(registry.chain(CHAIN)!, store.db, ltc.rpc, solverKey, secrets);
-    relayer = new BitcoinRelayer({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
+    relayer = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
   });
   after(() => store?.close());
 

@@ -11,7 +11,7 @@ import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
 import { devAccount, privateKeyOf } from '../../../src/devnet/accounts.ts';
 import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
-import { BitcoinRelayer } from '../../../src/chains/bitcoin/broadcaster.ts';
+import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
 import { bitcoinJobTx } from '../../../src/store/bitcoin-jobs.ts';
 import { BitcoinSolverChain, WALLET_SPREAD } from '../../../src/chains/bitcoin/solver-chain.ts';
 import { MEMPOOL_CHAIN_LIMIT } from '../../../src/chains/bitcoin/wallet-coins.ts';
@@ -56,7 +56,7 @@ describeEachStore('solver fundings on Litecoin, many at once', (kind) => {
     const { app } = await seedBasics(store.db, registry);
     const solver = new BitcoinSolverChain(chain, store.db, rpc, SOLVER_KEY, new SecretBox(randomBytes(32)));
     const watcher = new BitcoinWatcher(store.db, chain, rpc, { walletAddresses: [solver.wallet], startBlock: BigInt(await rpc.getBlockCount()) + 1n });
-    const relayer = new BitcoinRelayer({ db: store.db, chain: chain.key, rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
+    const relayer = bitcoinEngine({ db: store.db, chain: chain.key, rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
     // One confirmed output: the worst start, every funding of the first burst descends from one transaction.
     await rpc.call('sendtoaddress', [solver.wallet, toCoins(100n * AMOUNT)]);
     await node.mine(1);

@@ -7,7 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId } from '../../../src/chains/evm/index.ts';
 import { initiateTypedData } from '../../../src/chains/evm/typed-data.ts';
 import { devAccount, privateKeyOf } from '../../../src/devnet/accounts.ts';
-import { EvmRelayer } from '../../../src/chains/evm/sender.ts';
+import { evmEngine, type EvmEngine } from '../../../src/chains/evm/driver.ts';
 import { jobCall, type JobPayload } from '../../../src/chains/evm/jobs.ts';
 import { readSignedTx, saveSignedTx } from '../../../src/store/signed-txs.ts';
 import type { Store } from '../../../src/store/database.ts';
@@ -32,14 +32,14 @@ after(async () => {
 
 describeEachStore('EVM relayer', (kind) => {
   let store: Store;
-  let relayer: EvmRelayer;
+  let relayer: EvmEngine;
   const eth = () => chains.ethereum_localnet;
   const nonce = () => eth().client.getTransactionCount({ address: relayerAccount.address });
 
   before(async () => {
     store = await openTestStore(kind);
     await seedBasics(store.db, registry);
-    relayer = new EvmRelayer({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0 });
+    relayer = evmEngine({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0 });
   });
   after(() => store.close());
 
@@ -123,7 +123,7 @@ describeEachStore('EVM relayer', (kind) => {
   });
 
   test('a transaction left unmined is re-signed with higher fees and the same nonce; only one is mined', async () => {
-    const bumping = new EvmRelayer({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0, bumpAfterMs: 0 });
+    const bumping = evmEngine({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0, bumpAfterMs: 0 });
     const job = await initiateJob();
     const start = await nonce();
     await eth().node.rpc('evm_setAutomine', [false]);
@@ -180,12 +180,12 @@ describeEachStore('EVM relayer', (kind) => {
     const estimate = await eth().client.estimateFeesPerGas();
     // Just under the estimate: still above the base fee, and any 12.5 % bump passes it.
     const cap = estimate.maxFeePerGas - 1n;
-    const capped = new EvmRelayer({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0, bumpAfterMs: 0, maxFeePerGas: cap });
+    const capped = evmEngine({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0, bumpAfterMs: 0, maxFeePerGas: cap });
     await eth().node.rpc('evm_setAutomine', [false]);
     try {
       await capped.tick();
       const first = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
-      assert.equal(parseTransaction(first.raw).maxFeePerGas, cap, 'capped below the estimate');
+      assert.equal(parseTransaction(first.raw as Hex).maxFeePerGas, cap, 'capped below the estimate');
       await capped.tick(); // old enough to bump, but the bump would pass the cap
       const again = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
       assert.equal(again.hash, first.hash, 'not re-signed');

@@ -24,7 +24,7 @@ import { solanaJobInstructions } from '../../../src/chains/solana/job-instructio
 import type { SolanaJobPayload } from '../../../src/chains/solana/jobs.ts';
 import { solanaSignerOfKey } from '../../../src/chains/solana/keys.ts';
 import { LOCALNET_PROGRAM_IDS } from '../../../src/chains/solana/programs/deploy.ts';
-import { SolanaSender } from '../../../src/chains/solana/sender.ts';
+import { solanaEngine } from '../../../src/chains/solana/driver.ts';
 import { SolanaWatcher } from '../../../src/chains/solana/watcher.ts';
 import { loadRegistry } from '../../../src/chains/registry.ts';
 import type { Store } from '../../../src/store/database.ts';
@@ -66,7 +66,7 @@ describeEachStore('Solana sender and watcher', (kind) => {
   after(() => store?.close());
 
   const sender = (worker = 'w1') =>
-    new SolanaSender({ db: store.db, chain: chain.key, rpcUrl: net!.chain.rpcUrl, payer: Promise.resolve(payer), signer: 'solver', instructions: solanaJobInstructions, worker, recheckMs: 0, retryMs: 0 });
+    solanaEngine({ db: store.db, chain: chain.key, rpcUrl: net!.chain.rpcUrl, payer: Promise.resolve(payer), signer: 'solver', instructions: solanaJobInstructions, worker, recheckMs: 0, retryMs: 0 });
 
   /** A SOL swap of the payer's (it funds it as the solver funds a destination), as a job payload. */
   function fundPayload(amount: bigint): SolanaJobPayload & { kind: 'initiate' } {
@@ -115,9 +115,10 @@ describeEachStore('Solana sender and watcher', (kind) => {
     // Past its last valid block height even at `confirmed`, one slot behind.
     net.chain.advanceSlots(152);
     const s = sender('w2');
-    await s.tick(); // expired: cleared and queued again
-    assert.equal(await exists(payload), false);
-    await s.tick(); // signed with a new blockhash and sent
+    await s.tick(); // expired: signed afresh with a new blockhash and sent, in the same pass
+    const resigned = (await findJob(store.db, key))!;
+    assert.equal(resigned.status, 'submitted');
+    assert.notEqual(resigned.txHash, getSignatureFromTransaction(lost));
     net.chain.advanceSlots(1);
     await s.tick();
     const done = (await findJob(store.db, key))!;

@@ -1,0 +1,87 @@
+import type { HeldItem, JobItem, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
+import { TxEngine, type EngineOptions } from '../../engine/engine.ts';
+import { safeErrorText } from '../../errors.ts';
+import type { BitcoinPayload } from '../../store/bitcoin-jobs.ts';
+import { spendsOf } from '../../store/bitcoin-utxos.ts';
+import type { Db } from '../../store/database.ts';
+import { broadcastBitcoinTx, refusedByNode } from './broadcaster.ts';
+import type { BitcoinRpc } from './rpc.ts';
+
+export interface BitcoinDriverOptions {
+  db: Db;
+  /** Registry chain key, the queue's `chain`. */
+  chain: string;
+  rpc: BitcoinRpc;
+}
+
+const TXID = /^[0-9a-f]{64}$/;
+
+/** Checks a payload read back from the queue; a row written by something else fails loudly, not on chain. */
+export function parseBitcoinPayload(value: unknown): BitcoinPayload {
+  const p = value as Partial<BitcoinPayload> | null;
+  if (p?.kind !== 'signed') throw new Error(`not a Bitcoin-family transaction (kind ${String(p?.kind)})`);
+  if (typeof p.txid !== 'string' || !TXID.test(p.txid)) throw new Error('bitcoin job: txid is malformed');
+  if (!Array.isArray(p.inputs) || !p.inputs.every((i) => typeof i?.txid === 'string' && TXID.test(i.txid) && Number.isInteger(i.vout) && i.vout >= 0)) {
+    throw new Error('bitcoin job: inputs are malformed');
+  }
+  return p as BitcoinPayload;
+}
+
+/**
+ * The Bitcoin-family driver. A Bitcoin transaction is complete when it is signed: its job is written
+ * with its signed bytes (and, for a client's redeem or refund, its replacements at higher fees), so the
+ * driver signs nothing; it broadcasts, and tells what became of a transaction from what the watcher
+ * recorded of its inputs: mined when one of the job's transactions spent them in a block, failed when
+ * another did. A node that says "not final yet" (a refund before its CSV) is waited for like one out of
+ * reach. Fee bumps (CPFP, RBF) are the `BitcoinFeeBumper`'s.
+ */
+export class BitcoinDriver implements TxDriver<BitcoinPayload> {
+  readonly chain: string;
+  readonly signer = 'relayer' as const;
+  readonly sequenced = false;
+  readonly resendRefusalIsFinal = true;
+
+  constructor(private readonly o: BitcoinDriverOptions) {
+    this.chain = o.chain;
+  }
+
+  parse = parseBitcoinPayload;
+  unreachable = (err: unknown): boolean => !refusedByNode(err);
+  describe = safeErrorText;
+  resignable = (): boolean => false;
+
+  async *sign(items: ReadonlyArray<JobItem<BitcoinPayload>>): AsyncIterable<Array<JobItem<BitcoinPayload> & SignResult>> {
+    // Written signed: a job without its transaction was written by something else.
+    yield items.map((item) => ({ ...item, refused: 'the job has no signed transaction' }));
+  }
+
+  async broadcast(tx: { raw: string }): Promise<SendResult> {
+    try {
+      return { outcome: await broadcastBitcoinTx(this.o.rpc, tx.raw) };
+    } catch (err) {
+      if (!refusedByNode(err)) throw err;
+      return { outcome: 'refused', reason: safeErrorText(err) };
+    }
+  }
+
+  async states(items: ReadonlyArray<HeldItem<BitcoinPayload>>): Promise<TxState[]> {
+    return Promise.all(
+      items.map(async ({ payload, signed }): Promise<TxState> => {
+        if (payload.inputs.length === 0) return { state: 'pending' };
+        // The job's transactions: the first, its replacements, and any the engine signed in its place.
+        const ours = new Set([payload.txid, ...(payload.replacements ?? []).map((r) => r.txid), ...signed.hashes]);
+        const rows = await spendsOf(this.o.db, this.chain, payload.inputs);
+        if (rows.some((r) => r.spentBlockNumber !== null && !ours.has(r.spentTxid ?? ''))) {
+          return { state: 'reverted', hash: payload.txid, reason: 'another transaction spent its inputs' };
+        }
+        const mined = rows.find((r) => r.spentBlockNumber !== null && r.spentTxid !== null);
+        return mined ? { state: 'landed', hash: mined.spentTxid! } : { state: 'pending' };
+      }),
+    );
+  }
+}
+
+/** The engine of one Bitcoin-family chain (by default a recheck every 2 s, a refused attempt waits 5 s). */
+export function bitcoinEngine(options: BitcoinDriverOptions & EngineOptions): TxEngine<BitcoinPayload> {
+  return new TxEngine(new BitcoinDriver(options), options);
+}

@@ -1,0 +1,212 @@
+import {
+  createPublicClient,
+  http,
+  keccak256,
+  parseTransaction,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hex,
+  type PrivateKeyAccount,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { HeldItem, JobItem, NewTx, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
+import { TxEngine, type EngineOptions } from '../../engine/engine.ts';
+import type { Db } from '../../store/database.ts';
+import type { JobSigner } from '../../store/schema.ts';
+import { nextUnusedNonce } from '../../store/signed-txs.ts';
+import { classifyBroadcastError, describeChainError, isNodeUnreachable } from './chain-errors.ts';
+import { jobCall, parsePayload, type EvmCall, type JobPayload } from './jobs.ts';
+
+export interface EvmDriverOptions {
+  db: Db;
+  /** Registry chain key, the queue's `chain`. */
+  chain: string;
+  chainId: number;
+  rpcUrl: string;
+  /** The key of the account that signs and pays for every job of the chain and signer. */
+  privateKey: Hex;
+  /** Whose jobs these are: the relayer's (gasless actions, default) or the solver's own. */
+  signer?: JobSigner;
+  /**
+   * The most the account pays per gas (wei), whatever the estimate: a new transaction's fees are
+   * capped to it, and a transaction already at the cap is not bumped, it waits for fees to fall.
+   */
+  maxFeePerGas?: bigint;
+}
+
+/** Transactions signed and stored before the first of them is sent. */
+const SIGN_CHUNK = 10;
+
+/**
+ * The EVM driver: one account's transactions with consecutive nonces. New jobs are simulated together
+ * (`eth_estimateGas`: a revert is the chain's refusal, by its error name) while the fees and the next
+ * nonce are read, in one batched HTTP request, then signed ten at a time. The next nonce is above both
+ * the account's pending count and every nonce the account's unsettled jobs hold signed (one engine per
+ * chain and account signs). A transaction not mined in time is re-signed with fees up 12.5 % and the
+ * same nonce, so at most one of a job's transactions is mined; a nonce taken by another transaction
+ * drops the job's, which is then signed afresh. A funding past its deadline is cancelled by an empty
+ * transfer to itself at the same nonce.
+ */
+export class EvmDriver implements TxDriver<JobPayload> {
+  readonly chain: string;
+  readonly signer: JobSigner;
+  readonly sequenced = true;
+  readonly resendRefusalIsFinal = false;
+  readonly address: Address;
+  private readonly account: PrivateKeyAccount;
+  private readonly client: PublicClient;
+
+  constructor(private readonly o: EvmDriverOptions) {
+    this.chain = o.chain;
+    this.signer = o.signer ?? 'relayer';
+    this.account = privateKeyToAccount(o.privateKey);
+    this.address = this.account.address;
+    this.client = createPublicClient({ transport: http(o.rpcUrl, { batch: true }), cacheTime: 0 });
+  }
+
+  parse = parsePayload;
+  unreachable = isNodeUnreachable;
+  describe = describeChainError;
+  resignable = (): boolean => true;
+
+  async *sign(items: ReadonlyArray<JobItem<JobPayload>>): AsyncIterable<Array<JobItem<JobPayload> & SignResult>> {
+    // The simulations, the fees and the next nonce in one round of reads (one batch over HTTP).
+    const nonceRead = this.nextNonce();
+    const feesRead = this.client.estimateFeesPerGas();
+    nonceRead.catch(() => undefined);
+    feesRead.catch(() => undefined);
+    const calls = items.map(({ payload }) => jobCall(payload));
+    const simulated = await Promise.all(
+      calls.map((call) => this.client.estimateGas({ account: this.address, to: call.to, data: call.data, value: call.value ?? 0n }).then((gas) => ({ gas }), (error: unknown) => ({ error }))),
+    );
+    const unreachable = simulated.find((s): s is { error: unknown } => 'error' in s && isNodeUnreachable(s.error));
+    if (unreachable) throw unreachable.error;
+    // It would revert now (not approved yet, not initiated yet, already done...): nothing is sent.
+    const refused = items.flatMap((item, i) => {
+      const sim = simulated[i]!;
+      return 'error' in sim ? [{ ...item, refused: describeChainError(sim.error) }] : [];
+    });
+    if (refused.length > 0) yield refused;
+    const ready = items.flatMap((item, i) => {
+      const sim = simulated[i]!;
+      return 'gas' in sim ? [{ item, call: calls[i]!, gas: sim.gas }] : [];
+    });
+    if (ready.length === 0) return;
+    const fees = this.capped(await feesRead);
+    let nonce = await nonceRead;
+    // A few at a time, in nonce order: the first are on their way while the next are signed.
+    for (let i = 0; i < ready.length; i += SIGN_CHUNK) {
+      const chunk: Array<JobItem<JobPayload> & SignResult> = [];
+      for (const { item, call, gas } of ready.slice(i, i + SIGN_CHUNK)) {
+        chunk.push({ ...item, signed: await this.signCall(call, { nonce: nonce++, gas: (gas * 12n) / 10n, ...fees }) });
+      }
+      yield chunk;
+    }
+  }
+
+  async broadcast(tx: { raw: string }): Promise<SendResult> {
+    try {
+      await this.client.sendRawTransaction({ serializedTransaction: tx.raw as Hex });
+      return { outcome: 'sent' };
+    } catch (err) {
+      const outcome = classifyBroadcastError(err);
+      if (outcome === 'accepted') return { outcome: 'known' };
+      if (outcome === 'unknown') throw err; // no clear answer: it may be out
+      return { outcome: 'refused', reason: outcome === 'nonce-too-low' ? `nonce too low: ${describeChainError(err)}` : describeChainError(err) };
+    }
+  }
+
+  async states(items: ReadonlyArray<HeldItem<JobPayload>>): Promise<TxState[]> {
+    const [receipts, mined] = await Promise.all([
+      Promise.all(items.map(({ signed }) => this.findReceipt(signed.hashes))),
+      this.client.getTransactionCount({ address: this.address, blockTag: 'latest' }).then(BigInt),
+    ]);
+    return Promise.all(
+      items.map(async ({ signed }, i): Promise<TxState> => {
+        let receipt = receipts[i];
+        if (!receipt && signed.nonce !== null && mined > signed.nonce) {
+          // The nonce is used. Look again: ours may have been mined between the two reads.
+          receipt = await this.findReceipt(signed.hashes);
+          if (!receipt) return { state: 'dropped', reason: `nonce ${signed.nonce} was taken by another transaction` };
+        }
+        if (!receipt) return { state: 'pending' };
+        if (receipt.status === 'success') return { state: 'landed', hash: receipt.transactionHash };
+        return { state: 'reverted', hash: receipt.transactionHash, reason: `transaction ${receipt.transactionHash} reverted in block ${receipt.blockNumber}` };
+      }),
+    );
+  }
+
+  /** The same call, nonce and gas with fees raised by at least 12.5 % (what nodes require to replace); none past the fee cap. */
+  async bump(item: HeldItem<JobPayload>): Promise<NewTx | undefined> {
+    const old = parseTransaction(item.signed.raw as Hex);
+    const fees = await this.raisedFees(old);
+    if (this.o.maxFeePerGas !== undefined && fees.maxFeePerGas > this.o.maxFeePerGas) return undefined;
+    return this.signCall(jobCall(item.payload), { nonce: item.signed.nonce!, gas: old.gas ?? 500_000n, ...fees });
+  }
+
+  /**
+   * An empty transfer to the account itself at the job's nonce, with fees raised enough to replace
+   * it: whichever is mined, the job's call can then never be. Not held to the fee cap: it costs 21,000
+   * gas, and what it protects is the solver's money.
+   */
+  async cancel(item: HeldItem<JobPayload>): Promise<NewTx> {
+    const fees = await this.raisedFees(parseTransaction(item.signed.raw as Hex));
+    return this.signCall({ to: this.address, data: '0x' }, { nonce: item.signed.nonce!, gas: 21_000n, ...fees });
+  }
+
+  private async raisedFees(old: { maxFeePerGas?: bigint | undefined; maxPriorityFeePerGas?: bigint | undefined }): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const now = await this.client.estimateFeesPerGas();
+    const raise = (v: bigint | undefined) => (v ?? 0n) + (v ?? 0n) / 8n + 1n;
+    const max = (a: bigint, b: bigint) => (a > b ? a : b);
+    return { maxFeePerGas: max(raise(old.maxFeePerGas), now.maxFeePerGas), maxPriorityFeePerGas: max(raise(old.maxPriorityFeePerGas), now.maxPriorityFeePerGas) };
+  }
+
+  private async findReceipt(hashes: readonly string[]): Promise<TransactionReceipt | undefined> {
+    for (const hash of hashes) {
+      try {
+        return await this.client.getTransactionReceipt({ hash: hash as Hex });
+      } catch (err) {
+        if (!(err instanceof TransactionReceiptNotFoundError)) throw err;
+      }
+    }
+    return undefined;
+  }
+
+  private async nextNonce(): Promise<bigint> {
+    const pending = BigInt(await this.client.getTransactionCount({ address: this.address, blockTag: 'pending' }));
+    const held = (await nextUnusedNonce(this.o.db, this.chain, this.signer)) ?? 0n;
+    return pending > held ? pending : held;
+  }
+
+  private async signCall(call: EvmCall, t: { nonce: bigint; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<NewTx & { nonce: bigint }> {
+    const raw = await this.account.signTransaction({
+      type: 'eip1559',
+      chainId: this.o.chainId,
+      to: call.to,
+      data: call.data,
+      value: call.value ?? 0n,
+      nonce: Number(t.nonce),
+      gas: t.gas,
+      maxFeePerGas: t.maxFeePerGas,
+      maxPriorityFeePerGas: t.maxPriorityFeePerGas,
+    });
+    return { raw, hash: keccak256(raw), nonce: t.nonce };
+  }
+
+  /** Fees no higher than the cap (the priority fee never above the max fee). */
+  private capped(fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
+    const cap = this.o.maxFeePerGas;
+    if (cap === undefined || fees.maxFeePerGas <= cap) return fees;
+    return { maxFeePerGas: cap, maxPriorityFeePerGas: fees.maxPriorityFeePerGas < cap ? fees.maxPriorityFeePerGas : cap };
+  }
+}
+
+export type EvmEngine = TxEngine<JobPayload> & { address: Address };
+
+/** The engine of one EVM chain and account. */
+export function evmEngine(options: EvmDriverOptions & Omit<EngineOptions, 'db'>): EvmEngine {
+  const driver = new EvmDriver(options);
+  return Object.assign(new TxEngine(driver, options), { address: driver.address });
+}

@@ -1,0 +1,358 @@
+import { randomUUID } from 'node:crypto';
+import { LEASE_TTL_MS, type Worker } from '../lease-loop.ts';
+import type { Db } from '../store/database.ts';
+import {
+  claimJobs,
+  deferJob,
+  markAttemptFailed,
+  markCancelled,
+  markSubmitted,
+  markSubmittedMany,
+  requeueJob,
+  type ClaimedJob,
+} from '../store/relayer-jobs.ts';
+import { clearSignedTx, confirmJob, failJob, readSignedTxs, saveSignedTx, saveSignedTxs } from '../store/signed-txs.ts';
+import type { HeldItem, JobItem, NewTx, TxDriver, TxState } from './driver.ts';
+
+/** pino's logger fits this; the engine logs job ids, hashes and short errors, never payloads. */
+export interface EngineLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface EngineOptions {
+  db: Db;
+  /** Names this worker in job locks (default: random). */
+  worker?: string;
+  /** How long a claimed job stays locked to this worker (default: a lease's life, so a dead instance's jobs move on with its lease). */
+  leaseMs?: number;
+  /** When a submitted job comes back to look at its transaction (default 2 s). */
+  recheckMs?: number;
+  /** Backoff after a refused attempt, and the first wait for a node out of reach (default 5 s). */
+  retryMs?: number;
+  /** The longest wait for a node out of reach: the wait doubles per pass that could not reach it (default 30 s). */
+  maxRetryMs?: number;
+  /** A transaction not landed this long after it was signed is bumped, where the driver can (default 30 s). */
+  bumpAfterMs?: number;
+  /** Jobs claimed per pass (default 50). */
+  batch?: number;
+  log?: EngineLog;
+}
+
+const silent: EngineLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * The one durable transaction engine: every on-chain action of the service is a job of `relayer_jobs`,
+ * and one engine per chain and signing account puts each on chain as exactly one effect, through the
+ * family's driver. It never waits for a transaction to land: a pass signs and sends every due new job
+ * and looks at every due job in flight, and comes back to each later.
+ *
+ * - A job's signed transaction is stored before it is sent, so a crash resends the same bytes; a job is
+ *   signed afresh only when none of its transactions can land any more.
+ * - A node that cannot be asked (down, slow, 5xx, rate-limiting) never costs an attempt: the job waits
+ *   with capped exponential backoff and goes on when the node answers. Only the chain's judgement (a
+ *   simulation that reverts, a transaction refused) counts, and its reason is recorded on the job. A job
+ *   never fails while a transaction it signed could still land.
+ * - Safety rule 2 at broadcast: a job with `broadcast_by` (a funding) is never sent for the first time
+ *   after it, and one signed but not landed by then is cancelled where the family allows (the driver's
+ *   `cancel`), else never sent again, so it lands only if it already reached the chain in time.
+ */
+export class TxEngine<P = unknown> {
+  readonly worker: string;
+  readonly lease: string;
+  /** The `job_queued` notification of its jobs. */
+  readonly wakeOnJob: string;
+  readonly batch: number;
+  readonly db: Db;
+  private readonly leaseMs: number;
+  private readonly recheckMs: number;
+  private readonly retryMs: number;
+  private readonly maxRetryMs: number;
+  private readonly bumpAfterMs: number;
+  private readonly log: EngineLog;
+  private readonly chain: string;
+
+  constructor(
+    readonly driver: TxDriver<P>,
+    options: EngineOptions,
+  ) {
+    this.db = options.db;
+    this.chain = driver.chain;
+    this.lease = engineLease(driver.chain, driver.signer);
+    this.wakeOnJob = `${driver.chain}:${driver.signer}`;
+    this.worker = options.worker ? `${options.worker}:${this.lease}` : `${this.lease}:${randomUUID()}`;
+    this.batch = options.batch ?? 50;
+    this.leaseMs = options.leaseMs ?? LEASE_TTL_MS;
+    this.recheckMs = options.recheckMs ?? 2_000;
+    this.retryMs = options.retryMs ?? 5_000;
+    this.maxRetryMs = Math.max(options.maxRetryMs ?? 30_000, this.retryMs);
+    this.bumpAfterMs = options.bumpAfterMs ?? 30_000;
+    this.log = options.log ?? silent;
+  }
+
+  /**
+   * One pass over the due jobs, oldest first (so ordered transactions follow the queue). Returns how
+   * many it took; a full batch means more may be due at once. `only: 'new'` takes the jobs that need a
+   * transaction; `only: 'follow-up'` those holding one, and gives a job that must be signed afresh back
+   * to the queue instead of signing it (so that signing stays with one loop).
+   */
+  async tick(only?: 'new' | 'follow-up'): Promise<number> {
+    const jobs = await claimJobs(this.db, {
+      chain: this.chain,
+      signer: this.driver.signer,
+      worker: this.worker,
+      leaseMs: this.leaseMs,
+      limit: this.batch,
+      newFirst: true,
+      ...(only ? { withTx: only === 'follow-up' } : {}),
+    });
+    const fresh: Array<JobItem<P>> = [];
+    const held: Array<JobItem<P>> = [];
+    const done: Array<Promise<void>> = [];
+    for (const job of jobs) {
+      let payload: P;
+      try {
+        payload = this.driver.parse(job.payload);
+      } catch (err) {
+        done.push(this.guarded(job, () => failJob(this.db, job.id, this.worker, `bad job: ${this.driver.describe(err)}`)));
+        continue;
+      }
+      if (job.hasTx) held.push({ job, payload });
+      else if (tooLate(job)) done.push(this.guarded(job, () => this.tooLate(job)));
+      else fresh.push({ job, payload });
+    }
+    const again: Array<JobItem<P>> = [];
+    await Promise.all([this.sendNew(fresh), this.followUp(held, again), ...done]);
+    again.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
+    if (only === 'follow-up') await Promise.all(again.map(({ job }) => this.guarded(job, () => requeueJob(this.db, job.id, this.worker))));
+    else await this.sendNew(again.filter(({ job }) => !tooLate(job)));
+    return jobs.length;
+  }
+
+  /** New jobs: signed in order, each chunk stored in one write before any of it is sent, then broadcast. */
+  private async sendNew(items: ReadonlyArray<JobItem<P>>): Promise<void> {
+    if (items.length === 0) return;
+    const accepted: Array<{ id: string; txHash: string }> = [];
+    const sending: Array<Promise<void>> = [];
+    const signedIds = new Set<string>();
+    try {
+      for await (const chunk of this.driver.sign(items)) {
+        const signed: Array<{ item: JobItem<P>; tx: NewTx }> = [];
+        for (const result of chunk) {
+          signedIds.add(result.job.id);
+          if ('refused' in result) sending.push(this.guarded(result.job, () => this.attemptFailed(result.job, result.refused)));
+          else signed.push({ item: result, tx: result.signed });
+        }
+        const saved = await saveSignedTxs(
+          this.db,
+          this.worker,
+          signed.map(({ item, tx }) => ({ jobId: item.job.id, raw: tx.raw, hash: tx.hash, nonce: tx.nonce })),
+        );
+        const lost = signed.findIndex(({ item }) => !saved.has(String(item.job.id)));
+        const sendable = this.driver.sequenced && lost >= 0 ? signed.slice(0, lost) : signed.filter(({ item }) => saved.has(String(item.job.id)));
+        sending.push(...sendable.map(({ item, tx }) => this.send(item, tx, accepted)));
+        if (!this.driver.sequenced || lost < 0) continue;
+        // A job was lost (another worker has it): its nonce stays free, so none signed after it could be
+        // mined. Those are sent nowhere and forget their transactions; the jobs not signed yet go back too.
+        const later = signed.slice(lost).filter(({ item }) => saved.has(String(item.job.id))).map(({ item }) => item.job);
+        const unsigned = items.filter(({ job }) => !signedIds.has(job.id)).map(({ job }) => job);
+        sending.push(...later.map((job) => this.guarded(job, () => clearSignedTx(this.db, job.id, this.worker))));
+        sending.push(...[...later, ...unsigned].map((job) => this.guarded(job, () => requeueJob(this.db, job.id, this.worker))));
+        break;
+      }
+    } catch (err) {
+      // Signing needs the node (fees, a nonce, a blockhash): the jobs not signed yet wait for it.
+      await Promise.all(items.filter(({ job }) => !signedIds.has(job.id)).map(({ job }) => this.failedWith(job, err)));
+    }
+    await Promise.all(sending);
+    await markSubmittedMany(this.db, this.worker, accepted, this.recheckMs);
+  }
+
+  /** Broadcasts a stored transaction; the accepted are marked submitted together by the caller. */
+  private send(item: JobItem<P>, tx: NewTx, accepted: Array<{ id: string; txHash: string }>): Promise<void> {
+    const { job } = item;
+    return this.guarded(job, async () => {
+      let sent;
+      try {
+        sent = await this.driver.broadcast(tx);
+      } catch (err) {
+        // No clear answer: the transaction may be out, so it is kept and followed up.
+        if (this.driver.unreachable(err)) return this.defer(job, err);
+        throw err;
+      }
+      if (sent.outcome !== 'refused') {
+        accepted.push({ id: job.id, txHash: tx.hash });
+        return;
+      }
+      // Refused: it is not pending anywhere it was sent. A client's own transaction is kept to be tried
+      // as it is; any other is signed afresh on the next attempt.
+      if (this.driver.resignable(item.payload)) await clearSignedTx(this.db, job.id, this.worker);
+      return this.attemptFailed(job, `broadcast refused: ${sent.reason}`);
+    });
+  }
+
+  /** Jobs holding a transaction: settled? dropped? else resent, bumped, or (past `broadcast_by`) cancelled. */
+  private async followUp(items: ReadonlyArray<JobItem<P>>, again: Array<JobItem<P>>): Promise<void> {
+    if (items.length === 0) return;
+    const signed = await readSignedTxs(
+      this.db,
+      items.map(({ job }) => job.id),
+    );
+    const open: Array<HeldItem<P>> = [];
+    for (const item of items) {
+      const tx = signed.get(String(item.job.id));
+      if (tx) open.push({ ...item, signed: tx });
+      else again.push(item); // cleared meanwhile: signed afresh
+    }
+    if (open.length === 0) return;
+    let states: TxState[];
+    try {
+      states = await this.driver.states(open);
+    } catch (err) {
+      await Promise.all(open.map(({ job }) => this.failedWith(job, err)));
+      return;
+    }
+    await Promise.all(open.map((item, i) => this.guarded(item.job, () => this.settle(item, states[i]!, again))));
+  }
+
+  private async settle(item: HeldItem<P>, state: TxState, again: Array<JobItem<P>>): Promise<void> {
+    const { job, signed } = item;
+    switch (state.state) {
+      case 'landed':
+        if (job.cancelled && state.hash === signed.hash) {
+          this.log.warn({ chain: this.chain, job: job.id, hash: state.hash }, 'job cancelled: its replacement landed (safety rule 2)');
+          return failJob(this.db, job.id, this.worker, `cancelled: not landed by its broadcast deadline (safety rule 2); ${state.hash} took its place`, state.hash);
+        }
+        this.log.info({ chain: this.chain, job: job.id, hash: state.hash }, 'job confirmed');
+        return confirmJob(this.db, job.id, this.worker, state.hash);
+      case 'reverted':
+        this.log.warn({ chain: this.chain, job: job.id, hash: state.hash, reason: state.reason }, 'job reverted');
+        return failJob(this.db, job.id, this.worker, state.reason, state.hash);
+      case 'seen':
+        return this.submitted(job, signed.hash);
+      case 'dropped':
+        if (job.cancelled || tooLate(job) || !this.driver.resignable(item.payload)) {
+          const why = job.cancelled || tooLate(job) ? ' and its broadcast deadline passed (safety rule 2)' : ': sign a new one';
+          return failJob(this.db, job.id, this.worker, `${state.reason}${why}`);
+        }
+        this.log.warn({ chain: this.chain, job: job.id, reason: state.reason }, 'transaction dropped: signing again');
+        await clearSignedTx(this.db, job.id, this.worker);
+        again.push(item);
+        return;
+      case 'pending':
+        return this.pending(item);
+    }
+  }
+
+  /** Not landed yet: sent again as it is, bumped once it is old, or cancelled past its deadline. */
+  private async pending(item: HeldItem<P>): Promise<void> {
+    const { job, signed } = item;
+    let current = { raw: signed.raw, hash: signed.hash };
+    if (tooLate(job) && !job.cancelled) {
+      const cancel = await this.driver.cancel?.(item);
+      if (!cancel) {
+        // It cannot be taken back: it lands only if it already reached the chain; it is not sent again.
+        this.log.warn({ chain: this.chain, job: job.id, hash: signed.hash }, 'past its broadcast deadline (safety rule 2): not sent again');
+        return this.submitted(job, signed.hash);
+      }
+      if (!(await saveSignedTx(this.db, job, this.worker, { ...cancel, nonce: cancel.nonce ?? signed.nonce }))) return;
+      await markCancelled(this.db, job.id, this.worker);
+      this.log.warn({ chain: this.chain, job: job.id, hash: cancel.hash, replaces: signed.hash }, 'past its broadcast deadline (safety rule 2): cancelling');
+      current = cancel;
+    } else if (!job.cancelled && signed.ageMs >= this.bumpAfterMs && this.driver.bump) {
+      const bumped = await this.driver.bump(item);
+      if (bumped) {
+        if (!(await saveSignedTx(this.db, job, this.worker, { ...bumped, nonce: bumped.nonce ?? signed.nonce }))) return;
+        this.log.info({ chain: this.chain, job: job.id, hash: bumped.hash, replaces: signed.hash }, 'fee bump');
+        current = bumped;
+      } else {
+        this.log.warn({ chain: this.chain, job: job.id, hash: signed.hash }, 'not landed, and no bump may be made (fee cap): waiting');
+      }
+    }
+    // Whatever the node says, the transaction stays: all of a job's transactions are alternatives of
+    // which at most one lands, and the next pass looks again.
+    let sent;
+    try {
+      sent = await this.driver.broadcast(current);
+    } catch (err) {
+      if (this.driver.unreachable(err)) return this.defer(job, err);
+      throw err;
+    }
+    if (sent.outcome !== 'refused') return this.submitted(job, current.hash);
+    if (!this.driver.resendRefusalIsFinal) {
+      this.log.warn({ chain: this.chain, job: job.id, error: sent.reason }, 'resend refused');
+      return this.submitted(job, current.hash);
+    }
+    if (this.driver.resignable(item.payload)) await clearSignedTx(this.db, job.id, this.worker);
+    return this.attemptFailed(job, `broadcast refused: ${sent.reason}`);
+  }
+
+  /** Past its `broadcast_by` before anything was signed: it is never sent. */
+  private async tooLate(job: ClaimedJob): Promise<void> {
+    const reason = 'not sent: its broadcast deadline passed (safety rule 2)';
+    this.log.warn({ chain: this.chain, job: job.id, action: job.action }, reason);
+    await failJob(this.db, job.id, this.worker, reason);
+  }
+
+  /** Runs one job's work; an error outside the expected paths is recorded on the job, never thrown. */
+  private async guarded(job: ClaimedJob, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      await this.failedWith(job, err).catch(() => undefined); // the database is out of reach too: the job's lock runs out
+    }
+  }
+
+  /**
+   * A failure outside the chain's judgement: a node out of reach defers the job; anything else (a
+   * database error) leaves it to come back, keeping any transaction it holds (failing it could let it
+   * sign a second one).
+   */
+  private async failedWith(job: ClaimedJob, err: unknown): Promise<void> {
+    if (this.driver.unreachable(err)) return this.defer(job, err);
+    const error = this.driver.describe(err);
+    this.log.error({ chain: this.chain, job: job.id, error }, 'job error');
+    const held = (await readSignedTxs(this.db, [job.id])).get(String(job.id));
+    if (held) await this.submitted(job, held.hash);
+    else await deferJob(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, maxRetryMs: this.maxRetryMs });
+  }
+
+  private async defer(job: ClaimedJob, err: unknown): Promise<void> {
+    const error = `node unreachable: ${this.driver.describe(err)}`;
+    this.log.warn({ chain: this.chain, job: job.id, error }, 'node out of reach: the job waits');
+    await deferJob(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, maxRetryMs: this.maxRetryMs });
+  }
+
+  private async submitted(job: ClaimedJob, txHash: string): Promise<void> {
+    await markSubmitted(this.db, job.id, { worker: this.worker, txHash, recheckMs: this.recheckMs });
+  }
+
+  private async attemptFailed(job: ClaimedJob, error: string): Promise<void> {
+    const status = await markAttemptFailed(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs });
+    this.log.warn({ chain: this.chain, job: job.id, action: job.action, status, error }, 'attempt refused');
+  }
+}
+
+/** Whether the job's broadcast deadline (safety rule 2) has passed. */
+const tooLate = (job: ClaimedJob): boolean => job.broadcastBy !== null && Date.now() >= job.broadcastBy;
+
+/** The lease of the engine of `signer`'s transactions on `chain`. */
+export const engineLease = (chain: string, signer: string): string => `engine:${chain}:${signer}`;
+
+/**
+ * The engine as two workers, each under its own lease: one signs and sends new jobs, at once when a
+ * job of its own is queued; the other follows up the jobs in flight (landed, bumps, resends), so a new
+ * job never waits behind the follow-ups of a busy queue. Each ticks every `intervalMs` as well, and
+ * again at once after a full batch.
+ */
+export function engineWorkers<P>(engine: TxEngine<P>, intervalMs = 500): Worker[] {
+  const worker = (lease: string, only: 'new' | 'follow-up'): Worker => ({
+    lease,
+    intervalMs,
+    tick: async (_signal, wake) => {
+      if ((await engine.tick(only)) >= engine.batch) wake();
+    },
+  });
+  return [{ ...worker(engine.lease, 'new'), wakeOnJob: engine.wakeOnJob }, worker(`${engine.lease}:follow-up`, 'follow-up')];
+}
