@@ -78,7 +78,11 @@ export interface SolverChain {
   checkSource(order: OrderRecord): Promise<SourceCheck>;
   /** The destination the solver would create is the order's destination swap (its id, its initiator); a reason when not. */
   checkDestination(order: OrderRecord): string | undefined;
-  fundDestination(order: OrderRecord): Promise<void>;
+  /**
+   * Funds the destination: the funding must reach the chain by `fundBy` (safety rule 2 at broadcast),
+   * so its job carries it and the engine never sends it later.
+   */
+  fundDestination(order: OrderRecord, fundBy: Date): Promise<void>;
   /** Redeems one side of the order with the secret; false when there is nothing (left) to redeem or it cannot act for that side. */
   redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean>;
   /** Refunds the solver's own expired destination; false when there is nothing to refund yet. */
@@ -193,8 +197,12 @@ export class Solver {
     signal: AbortSignal | undefined,
   ): Promise<void> {
     const ready: OrderRecord[] = [];
+    const fundBy = new Map<string, Date>();
     await each(query, async (order) => {
-      if (await this.readyToFund(order, pass)) ready.push(order);
+      const by = await this.readyToFund(order, pass);
+      if (!by) return;
+      ready.push(order);
+      fundBy.set(order.id, by);
     });
     if (ready.length === 0 || signal?.aborted) return;
     // Rule 5: the intent is recorded under each order's row lock, unless an instant refund was co-signed.
@@ -216,7 +224,7 @@ export class Solver {
         await Promise.all(
           orders.map(async (order) => {
             try {
-              await dst.fundDestination(order);
+              await dst.fundDestination(order, fundBy.get(order.id)!);
               funded.push(order.id);
               this.log.info({ order: order.id, chain: dst.chain.key }, 'funded the destination');
             } catch (err) {
@@ -230,12 +238,15 @@ export class Solver {
     );
   }
 
-  /** Whether the order's destination is to be funded now: not funded yet, and rules 1 and 2 and its terms hold. */
-  private async readyToFund(order: OrderRecord, pass: SolverPass): Promise<boolean> {
+  /**
+   * Whether the order's destination is to be funded now (not funded yet, and rules 1 and 2 and its
+   * terms hold): then the latest moment rule 2 allows the funding to reach the chain.
+   */
+  private async readyToFund(order: OrderRecord, pass: SolverPass): Promise<Date | undefined> {
     const skip = (reason: string) => {
       pass.skipped.push({ orderId: order.id, reason });
       this.log.warn({ order: order.id, reason }, 'not funding the destination');
-      return false;
+      return undefined;
     };
     const src = this.chains.get(order.source.chain);
     const dst = this.chains.get(order.destination.chain);
@@ -246,7 +257,7 @@ export class Solver {
     // Already funded (an earlier pass broadcast it; the watcher has not seen it yet): nothing to send.
     if (await dst.destinationFunded(order)) {
       await releaseOrderLiquidity(this.db, order.id);
-      return false;
+      return undefined;
     }
     const source = await sourceRead;
 
@@ -262,7 +273,7 @@ export class Solver {
     if (leftMs <= needMs) return skip(`rule 2: the source has ${leftMs / 1000n} s left, the destination needs more than ${needMs / 1000n} s`);
     const wrongDestination = dst.checkDestination(order);
     if (wrongDestination) return skip(wrongDestination);
-    return true;
+    return new Date(Date.now() + Number(leftMs - needMs));
   }
 
   /** A step's error as the order's chains describe it (an EVM revert by name), else its redacted message. */

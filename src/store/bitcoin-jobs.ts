@@ -103,6 +103,8 @@ export interface BitcoinTxJob {
   bumps?: string;
   /** Replacements (BIP125) of the transaction at higher fees, signed up front, lowest first. */
   replacements?: readonly TxVersion[];
+  /** The latest moment it may first reach the chain (safety rule 2, for a funding). */
+  broadcastBy?: Date;
 }
 
 export interface BitcoinPayload {
@@ -123,9 +125,9 @@ export async function enqueueBitcoinTx(db: Db, tx: BitcoinTxJob): Promise<{ txid
     ...(tx.replacements?.length ? { replacements: tx.replacements.map((r) => ({ txid: r.txid, hex: r.hex, feeRate: r.feeRate })) } : {}),
   };
   const { rows } = await sql<{ tx_hash: string; status: string; created: boolean }>`
-    insert into relayer_jobs (chain, order_id, action, idempotency_key, payload, raw_tx, tx_hash, tx_hashes, signed_at)
+    insert into relayer_jobs (chain, order_id, action, idempotency_key, payload, raw_tx, tx_hash, tx_hashes, signed_at, broadcast_by)
     values (${tx.chain}, ${tx.orderId ?? null}, ${tx.action}, ${tx.idempotencyKey}, ${JSON.stringify(payload)}::jsonb,
-      ${tx.rawTx}, ${tx.txid}, array[${tx.txid}::text], now())
+      ${tx.rawTx}, ${tx.txid}, array[${tx.txid}::text], now(), ${tx.broadcastBy ?? null}::timestamptz)
     on conflict (idempotency_key) do update set updated_at = relayer_jobs.updated_at
     returning tx_hash, status, (xmax = 0) as created
   `.execute(db);
@@ -134,12 +136,12 @@ export async function enqueueBitcoinTx(db: Db, tx: BitcoinTxJob): Promise<{ txid
 }
 
 /** The raw transaction of a Bitcoin job, by key (what a rebroadcast sends). */
-export async function bitcoinJobTx(db: Db, idempotencyKey: string): Promise<{ txid: string; rawTx: string; status: string } | undefined> {
-  const { rows } = await sql<{ tx_hash: string; raw_tx: string; status: string }>`
-    select tx_hash, raw_tx, status from relayer_jobs where idempotency_key = ${idempotencyKey}
+export async function bitcoinJobTx(db: Db, idempotencyKey: string): Promise<{ txid: string; rawTx: string; status: string; pastDeadline: boolean } | undefined> {
+  const { rows } = await sql<{ tx_hash: string; raw_tx: string; status: string; past_deadline: boolean }>`
+    select tx_hash, raw_tx, status, coalesce(broadcast_by <= now(), false) as past_deadline from relayer_jobs where idempotency_key = ${idempotencyKey}
   `.execute(db);
   const row = rows[0];
-  return row && { txid: row.tx_hash, rawTx: row.raw_tx, status: row.status };
+  return row && { txid: row.tx_hash, rawTx: row.raw_tx, status: row.status, pastDeadline: row.past_deadline };
 }
 
 /**

@@ -138,10 +138,10 @@ export async function nextUnusedNonce(db: Db, chain: string, signer: JobSigner =
  * cannot make a second one: a reverted job's transaction is settled, and a job that failed before
  * broadcasting never had one. The conditional update lets one of concurrent callers do it.
  */
-export async function requeueFailedJob(db: Db, idempotencyKey: string): Promise<boolean> {
+export async function requeueFailedJob(db: Db, idempotencyKey: string, broadcastBy?: Date): Promise<boolean> {
   const result = await sql`
-    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, signed_at = null,
-      run_after = now(), updated_at = now()
+    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, signed_at = null, deferrals = 0,
+      broadcast_by = coalesce(${broadcastBy ?? null}::timestamptz, broadcast_by), cancelled_at = null, run_after = now(), updated_at = now()
     where idempotency_key = ${idempotencyKey} and status = 'failed'
   `.execute(db);
   return Number(result.numAffectedRows ?? 0n) === 1;

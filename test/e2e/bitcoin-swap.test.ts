@@ -24,6 +24,9 @@ import { newSecret, startChains, type LocalChain } from '../relayer/harness.ts';
 import { swapClient, type SwapWorld } from './harness.ts';
 import { LTC, openLitecoinWorld, solverKey, type LitecoinWorld } from './litecoin-world.ts';
 
+/** A funding deadline (safety rule 2 at broadcast) that these tests never reach. */
+const IN_AN_HOUR = new Date(Date.now() + 3_600_000);
+
 const registry = localnetRegistry();
 const ltcChain = registry.chain('litecoin_localnet')!;
 const NETWORK = ltcChain.network;
@@ -330,7 +333,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
       }
     }
     const dropping = new BitcoinSolverChain(ltcChain, w.store.db, new DroppedBroadcast({ url: node.rpcUrl, auth: { cookieFile: node.cookieFile } }), solverKey, secretBox);
-    await assert.rejects(dropping.fundDestination(order), /socket hang up/);
+    await assert.rejects(dropping.fundDestination(order, IN_AN_HOUR), /socket hang up/);
     const job = await bitcoinJobTx(w.store.db, `${o.id}:fund`);
     assert.ok(job?.rawTx, 'the signed funding was written before the broadcast');
     assert.ok(!(await node.rpc.call<string[]>('getrawmempool')).includes(job.txid));
@@ -339,7 +342,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     assert.ok(!pass.funded.includes(o.id), 'not funded a second time');
     assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(job.txid), 'the next pass resent the written funding');
     const mempool = await node.rpc.call<string[]>('getrawmempool');
-    await btcSolver.fundDestination(order);
+    await btcSolver.fundDestination(order, IN_AN_HOUR);
     assert.deepEqual(await node.rpc.call<string[]>('getrawmempool'), mempool, 'asking again sends nothing new');
     const done = await world.settleTo(o.id, 'completed');
     assert.equal(done.destination_swap.initiate_tx_hash, job.txid);

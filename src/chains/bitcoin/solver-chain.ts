@@ -73,7 +73,7 @@ export class BitcoinSolverChain implements SolverChain {
     return undefined;
   }
 
-  async fundDestination(order: OrderRecord): Promise<void> {
+  async fundDestination(order: OrderRecord, fundBy: Date): Promise<void> {
     const feeRate = await this.rpc.feeRate();
     const key = `${order.id}:fund`;
     const amount = BigInt(order.destination.amount);
@@ -105,7 +105,7 @@ export class BitcoinSolverChain implements SolverChain {
       if (!fitsUnderLimits(inputs, wallet.descendants)) {
         throw new Error(`the wallet's unconfirmed transactions are at the node's chain limit (${MEMPOOL_CHAIN_LIMIT}): funding after the next block`);
       }
-      await enqueueBitcoinTx(trx, { chain: this.chain.key, orderId: order.id, action: 'fund', idempotencyKey: key, rawTx: built.hex, txid: built.txid, inputs: built.spent });
+      await enqueueBitcoinTx(trx, { chain: this.chain.key, orderId: order.id, action: 'fund', idempotencyKey: key, rawTx: built.hex, txid: built.txid, inputs: built.spent, broadcastBy: fundBy });
       // Its unconfirmed parents, oldest first: each was broadcast by whoever wrote it, maybe not yet.
       const parents = [...new Set(inputs.flatMap((c) => [...c.ancestors]))].sort((a, b) => wallet.depth(a) - wallet.depth(b));
       return { tx: built, parents: parents.map((txid) => wallet.rawTxs.get(txid)).filter((raw): raw is string => raw !== undefined) };
@@ -114,6 +114,9 @@ export class BitcoinSolverChain implements SolverChain {
       await this.resend(key);
       return;
     }
+    // Sent at once (the engine sends it too, and again, until its deadline): a funding is never first
+    // sent after it (safety rule 2).
+    if (Date.now() >= fundBy.getTime()) return;
     for (const raw of picked.parents) await broadcastBitcoinTx(this.rpc, raw).catch(() => undefined);
     await broadcastBitcoinTx(this.rpc, picked.tx.hex);
   }
@@ -192,7 +195,8 @@ export class BitcoinSolverChain implements SolverChain {
   private async resend(idempotencyKey: string): Promise<string | undefined> {
     const job = await bitcoinJobTx(this.db, idempotencyKey);
     if (!job) return undefined;
-    if (job.status !== 'confirmed' && job.status !== 'failed' && job.rawTx) await broadcastBitcoinTx(this.rpc, job.rawTx).catch(() => undefined);
+    // Never past a funding's deadline (safety rule 2): it lands then only if it is out already.
+    if (job.status !== 'confirmed' && job.status !== 'failed' && job.rawTx && !job.pastDeadline) await broadcastBitcoinTx(this.rpc, job.rawTx).catch(() => undefined);
     return job.txid;
   }
 

@@ -92,7 +92,7 @@ export class EvmSolverChain implements SolverChain {
     return undefined;
   }
 
-  async fundDestination(order: OrderRecord): Promise<void> {
+  async fundDestination(order: OrderRecord, fundBy: Date): Promise<void> {
     const dst = this.side(order.destination);
     const terms = this.destinationTerms(order, dst);
     // A funding queued behind an unmined approval would fail its simulation: the next pass funds.
@@ -105,7 +105,7 @@ export class EvmSolverChain implements SolverChain {
       amount: toHex(terms.amount),
       secretHash: terms.secretHash,
       value: toHex(dst.native ? terms.amount : 0n),
-    });
+    }, fundBy);
   }
 
   /**
@@ -182,9 +182,9 @@ export class EvmSolverChain implements SolverChain {
    * Writes the job (with the others of this turn, in one statement); true when a transaction is now
    * to be sent (a new job, or a failed one asked for again).
    */
-  private async enqueue(key: string, orderId: string | undefined, action: string, payload: JobPayload): Promise<boolean> {
-    const created = await this.jobs.add({ chain: this.chain.key, ...(orderId ? { orderId } : {}), action, idempotencyKey: key, payload, signer: 'solver' });
-    return created || requeueFailedJob(this.db, key);
+  private async enqueue(key: string, orderId: string | undefined, action: string, payload: JobPayload, broadcastBy?: Date): Promise<boolean> {
+    const created = await this.jobs.add({ chain: this.chain.key, ...(orderId ? { orderId } : {}), action, idempotencyKey: key, payload, signer: 'solver', ...(broadcastBy ? { broadcastBy } : {}) });
+    return created || requeueFailedJob(this.db, key, broadcastBy);
   }
 
   private destinationTerms(order: OrderRecord, dst: EvmSide) {

@@ -61,7 +61,7 @@ export class SolanaSolverChain implements SolverChain {
     return undefined;
   }
 
-  async fundDestination(order: OrderRecord): Promise<void> {
+  async fundDestination(order: OrderRecord, fundBy: Date): Promise<void> {
     const dst = this.side(order.destination);
     await this.enqueue(fundKey(order.id), order.id, 'solver-fund', {
       ...dst.ref,
@@ -70,7 +70,7 @@ export class SolanaSolverChain implements SolverChain {
       redeemer: order.destination.redeemer,
       amount: order.destination.amount,
       expiresInSlots: order.destination.timelock,
-    });
+    }, fundBy);
   }
 
   /**
@@ -105,9 +105,9 @@ export class SolanaSolverChain implements SolverChain {
   }
 
   /** Writes the job (with the others of this turn, in one statement); true when a transaction is now to be sent. */
-  private async enqueue(key: string, orderId: string, action: string, payload: SolanaJobPayload): Promise<boolean> {
-    const created = await this.jobs.add({ chain: this.chain.key, orderId, action, idempotencyKey: key, payload, signer: 'solver' });
-    return created || requeueFailedJob(this.db, key);
+  private async enqueue(key: string, orderId: string, action: string, payload: SolanaJobPayload, broadcastBy?: Date): Promise<boolean> {
+    const created = await this.jobs.add({ chain: this.chain.key, orderId, action, idempotencyKey: key, payload, signer: 'solver', ...(broadcastBy ? { broadcastBy } : {}) });
+    return created || requeueFailedJob(this.db, key, broadcastBy);
   }
 }
 

@@ -21,6 +21,9 @@ import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixture
 import { fundAddress, litecoinNodeForSuite, syncWatcher } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 
+/** A funding deadline (safety rule 2 at broadcast) that these tests never reach. */
+const IN_AN_HOUR = new Date(Date.now() + 3_600_000);
+
 const CHAIN = 'litecoin_localnet';
 const NETWORK = 'litecoin_regtest';
 const AMOUNT = 10_000_000n;
@@ -97,7 +100,7 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
   test('a stuck funding is bumped by one CPFP child from its change; the HTLC is funded once and the wallet debited once', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const { key, solver, order, htlc } = await fundedSolver();
-    await solver.fundDestination(order);
+    await solver.fundDestination(order, IN_AN_HOUR);
     const fundKey = `${order.id}:fund`;
     const parent = (await findJob(store.db, fundKey))!.txHash;
     assert.ok((await mempool()).includes(parent), 'the funding is broadcast');
@@ -144,14 +147,14 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     assert.ok(changeOutputs >= 1);
     assert.equal(wallet.count, changeOutputs);
     // Asking the solver again sends nothing new.
-    await solver.fundDestination((await findOrder(store.db, order.id))!);
+    await solver.fundDestination((await findOrder(store.db, order.id))!, IN_AN_HOUR);
     assert.deepEqual(await onChain(ltc, htlc), funded);
   });
 
   test('a funding left out of blocks with a normal fee is bumped after the threshold, and no more than maxRounds times', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
     const { key, solver, order, htlc } = await fundedSolver();
-    await solver.fundDestination(order);
+    await solver.fundDestination(order, IN_AN_HOUR);
     const fundKey = `${order.id}:fund`;
     const parent = (await findJob(store.db, fundKey))!.txHash;
     await sync();

@@ -22,6 +22,9 @@ import { localnetRegistry, randomHex32, sampleOrder, seedBasics } from '../../he
 import { litecoinNodeOrSkip, toCoins } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 
+/** A funding deadline (safety rule 2 at broadcast) that these tests never reach. */
+const IN_AN_HOUR = new Date(Date.now() + 3_600_000);
+
 const registry = localnetRegistry();
 const chain = registry.chain('litecoin_localnet')!;
 const SOLVER_KEY = hexToBytes(privateKeyOf(devAccount('solver')).slice(2));
@@ -93,7 +96,7 @@ describeEachStore('solver fundings on Litecoin, many at once', (kind) => {
         const failures: unknown[] = [];
         let next = 0;
         const worker = async () => {
-          while (next < batch.length) await solver.fundDestination(batch[next++]!).catch((err: unknown) => failures.push(err));
+          while (next < batch.length) await solver.fundDestination(batch[next++]!, IN_AN_HOUR).catch((err: unknown) => failures.push(err));
         };
         await Promise.all(Array.from({ length: 16 }, worker));
         assert.deepEqual(failures, [], 'no funding failed');
