@@ -68,7 +68,7 @@ export async function signedTransaction(rpc: SolanaRpc, payer: KeyPairSigner, in
       (m) => appendTransactionMessageInstructions(instructions, m),
     ),
   );
-  return { wire: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed) };
+  return { wire: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed), lastValidBlockHeight: latest.lastValidBlockHeight };
 }
 
 /** Sends a signed transaction (base64, with preflight unless told otherwise) and returns its signature. */

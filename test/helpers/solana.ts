@@ -1,7 +1,11 @@
 // Tests of the Solana HTLC programs, which need clang-19 to build them. In CI (CI=true) a missing
 // clang-19 fails the test; elsewhere the test skips with a loud message.
+import { createHash, randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
+import type { SolanaJobPayload } from '../../src/chains/solana/jobs.ts';
 import { buildProgram, type SolanaProgramName } from '../../src/chains/solana/programs/build.ts';
+import { loadRegistry } from '../../src/chains/registry.ts';
+import { LOCALNET_REGISTRY_PATH } from './fixtures.ts';
 
 export type BuiltPrograms = Record<SolanaProgramName, Uint8Array>;
 
@@ -18,6 +22,13 @@ export async function solanaProgramsForSuite(): Promise<BuiltPrograms | undefine
   }
   if ('unavailable' in native || 'unavailable' in spl) return undefined;
   return { native_swaps: native.bytes, spl_swaps: spl.bytes };
+}
+
+/** A job in which `payer` funds a SOL swap to `redeemer` on solana_localnet, as the solver funds a destination. */
+export function solFundPayload(payer: string, redeemer: string, amount: bigint): SolanaJobPayload & { kind: 'initiate' } {
+  const htlc = loadRegistry(LOCALNET_REGISTRY_PATH).asset('solana_localnet:sol')!.htlc.address;
+  const secretHash = createHash('sha256').update(randomBytes(32)).digest('hex');
+  return { kind: 'initiate', program: htlc, programKind: 'native', initiator: payer, secretHash, redeemer, amount: amount.toString(), expiresInSlots: '1000' };
 }
 
 /** The same for one test: skips it (outside CI) when the programs cannot be built here. */

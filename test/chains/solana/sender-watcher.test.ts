@@ -4,7 +4,7 @@
 // expired fails for good; a program refusal fails the job; the watcher records the swaps' initiates
 // from the program's logs, paging back through many transactions, and reads none twice.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import {
   appendTransactionMessageInstructions,
@@ -21,7 +21,6 @@ import {
 } from '@solana/kit';
 import { solanaSide } from '../../../src/chains/solana/htlc-state.ts';
 import { solanaJobInstructions } from '../../../src/chains/solana/job-instructions.ts';
-import type { SolanaJobPayload } from '../../../src/chains/solana/jobs.ts';
 import { solanaSignerOfKey } from '../../../src/chains/solana/keys.ts';
 import { LOCALNET_PROGRAM_IDS } from '../../../src/chains/solana/programs/deploy.ts';
 import { solanaEngine } from '../../../src/chains/solana/driver.ts';
@@ -32,7 +31,7 @@ import { insertOrder } from '../../../src/store/orders.ts';
 import { claimJobs, enqueueJob, findJob, markSubmitted } from '../../../src/store/relayer-jobs.ts';
 import { saveSignedTx } from '../../../src/store/signed-txs.ts';
 import { LOCALNET_REGISTRY_PATH, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
-import { solanaProgramsForSuite } from '../../helpers/solana.ts';
+import { solanaProgramsForSuite, solFundPayload } from '../../helpers/solana.ts';
 import { startTestLocalnet, type LocalnetHarness } from '../../helpers/solana-localnet.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 
@@ -69,10 +68,7 @@ describeEachStore('Solana sender and watcher', (kind) => {
     solanaEngine({ db: store.db, chain: chain.key, rpcUrl: net!.chain.rpcUrl, payer: Promise.resolve(payer), signer: 'solver', instructions: solanaJobInstructions, worker, recheckMs: 0, retryMs: 0 });
 
   /** A SOL swap of the payer's (it funds it as the solver funds a destination), as a job payload. */
-  function fundPayload(amount: bigint): SolanaJobPayload & { kind: 'initiate' } {
-    const secretHash = createHash('sha256').update(randomBytes(32)).digest('hex');
-    return { kind: 'initiate', program: SOL.htlc.address, programKind: 'native', initiator: payer.address, secretHash, redeemer: redeemer.address, amount: amount.toString(), expiresInSlots: '1000' };
-  }
+  const fundPayload = (amount: bigint) => solFundPayload(payer.address, redeemer.address, amount);
   const swapAccountOf = (p: { initiator: string; secretHash: string }) =>
     solanaSide(registry, chain, { ...sampleSwap, asset: SOL.id, initiator: p.initiator, secretHash: p.secretHash }).swapAccount;
   const exists = async (p: { initiator: string; secretHash: string }) => (await net!.rpc.getAccountInfo(swapAccountOf(p), { encoding: 'base64' }).send()).value !== null;
