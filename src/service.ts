@@ -17,6 +17,7 @@ import { OrderRecorder } from './events/order-recorder.ts';
 import { Solver } from './solver/solver.ts';
 import { runWorker, type LeasedLoop } from './lease-loop.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
+import { NodeHealth } from './chains/node-health.ts';
 import { checkSolvers } from './solver/solver-config.ts';
 import { ConfigError } from './config/schema-check.ts';
 import { isConnectionLoss, migrate, openStore, type Store } from './store/database.ts';
@@ -60,10 +61,12 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     await syncSolvers(store.db, config.solvers);
     const prices = await priceSource(config, registry, stoppers);
     const instance = randomUUID();
+    const nodeHealth = new NodeHealth();
     // Filled once the API's logger exists; the API reaches a chain's actions only when a request comes.
     const runtimes = new Map<string, ChainRuntime>();
     const api = await buildApi({
       store,
+      nodeHealth,
       registry,
       prices,
       strategies,
@@ -117,7 +120,19 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     const byJob = new Map<string, LeasedLoop>();
     for (const [key, runtime] of runtimes) {
       for (const worker of runtime.workers) {
-        const loop = runWorker(store.db, worker, { holder: instance, onError: (err) => failed(err, `${worker.lease} failed`, { chain: key }) });
+        // A pass that failed for anything but the database tells that the chain's node is out of reach.
+        const reporting = {
+          ...worker,
+          tick: async (signal: AbortSignal, wake: () => void) => {
+            await worker.tick(signal, wake);
+            nodeHealth.answered(key, worker.lease);
+          },
+        };
+        const onError = (err: unknown) => {
+          if (!isConnectionLoss(err)) nodeHealth.failed(key, worker.lease, err);
+          failed(err, `${worker.lease} failed`, { chain: key });
+        };
+        const loop = runWorker(store.db, reporting, { holder: instance, onError });
         stoppers.push(() => loop.stop());
         if (worker.wakeOnJob) byJob.set(worker.wakeOnJob, loop);
       }

@@ -23,6 +23,8 @@ import type { ApiContext } from './context.ts';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
 import { registerRateLimits, type RateLimits } from './rate-limit.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerEngineMetrics } from '../engine/metrics.ts';
+import type { NodeHealth } from '../chains/node-health.ts';
 import { earningsRoutes } from './routes/earnings.ts';
 import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -41,6 +43,8 @@ import { explorerRoutes } from '../explorer/routes.ts';
 
 export interface ApiOptions {
   store: Store;
+  /** Which chains' nodes this instance cannot reach (the service's chain workers report to it); shown by /health. */
+  nodeHealth?: NodeHealth;
   registry: Registry;
   prices: PriceSource;
   /** The solvers' strategies (none: every pair is unknown). */
@@ -133,11 +137,13 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       registry: options.registry,
       quoter,
       secrets: options.secrets,
+    ...(options.nodeHealth ? { nodeHealth: options.nodeHealth } : {}),
       solvers: options.solvers ?? [],
       affiliateFeeAssets: (options.affiliateFeeAssets ?? []).map((id) => options.registry.asset(id)!),
       ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     }),
     secrets: options.secrets,
+    ...(options.nodeHealth ? { nodeHealth: options.nodeHealth } : {}),
     webhooksAllowPrivateAddresses: options.webhooksAllowPrivateAddresses ?? false,
     version: options.version,
   };
@@ -178,6 +184,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   const metrics = registerMetrics(app);
+  registerEngineMetrics(metrics, db, options.nodeHealth);
   new Gauge({
     name: 'hashlock_event_streams_open',
     help: 'Open order event streams (Server-Sent Events) on this instance',

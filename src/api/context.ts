@@ -1,3 +1,4 @@
+import type { NodeHealth } from '../chains/node-health.ts';
 import type { ClaimSigner } from '../affiliates/claims.ts';
 import type { ChainSigningOptions } from '../chains/chain-access.ts';
 import type { Registry } from '../chains/registry.ts';
@@ -35,4 +36,6 @@ export interface ApiContext {
   /** Signs affiliate fee claims; absent when no fee signer is configured. */
   claims?: ClaimSigner;
   version: string;
+  /** Which chains' nodes this instance cannot reach. */
+  nodeHealth?: NodeHealth;
 }

@@ -288,7 +288,19 @@ export const CreatedOrder = Type.Object(
 );
 
 export const Health = Type.Object(
-  { status: Type.String(), result: Type.Object({ database: Type.String(), version: Type.String() }) },
+  {
+    status: Type.String(),
+    result: Type.Object({
+      database: Type.String(),
+      version: Type.String(),
+      chains: Type.Optional(
+        Type.Array(
+          Type.Object({ chain: Type.String(), status: Type.Literal('degraded'), since: Type.String(), error: Type.String() }),
+          { description: 'Chains whose node this instance has not reached for longer than 30 s; the service waits for them and is still live' },
+        ),
+      ),
+    }),
+  },
   { $id: 'Health' },
 );
 

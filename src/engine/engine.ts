@@ -13,6 +13,7 @@ import {
 } from '../store/relayer-jobs.ts';
 import { clearSignedTx, confirmJob, failJob, readSignedTxs, saveSignedTx, saveSignedTxs } from '../store/signed-txs.ts';
 import type { HeldItem, JobItem, NewTx, TxDriver, TxState } from './driver.ts';
+import { engineCounters } from './metrics.ts';
 
 /** pino's logger fits this; the engine logs job ids, hashes and short errors, never payloads. */
 export interface EngineLog {
@@ -258,6 +259,7 @@ export class TxEngine<P = unknown> {
       }
       if (!(await saveSignedTx(this.db, job, this.worker, { ...cancel, nonce: cancel.nonce ?? signed.nonce }))) return;
       await markCancelled(this.db, job.id, this.worker);
+      engineCounters.cancellations.inc({ chain: this.chain });
       this.log.warn({ chain: this.chain, job: job.id, hash: cancel.hash, replaces: signed.hash }, 'past its broadcast deadline (safety rule 2): cancelling');
       current = cancel;
     } else if (!job.cancelled && signed.ageMs >= this.bumpAfterMs && this.driver.bump) {
@@ -265,6 +267,7 @@ export class TxEngine<P = unknown> {
       if (bumped) {
         if (!(await saveSignedTx(this.db, job, this.worker, { ...bumped, nonce: bumped.nonce ?? signed.nonce }))) return;
         this.log.info({ chain: this.chain, job: job.id, hash: bumped.hash, replaces: signed.hash }, 'fee bump');
+        engineCounters.bumps.inc({ chain: this.chain });
         current = bumped;
       } else {
         this.log.warn({ chain: this.chain, job: job.id, hash: signed.hash }, 'not landed, and no bump may be made (fee cap): waiting');
@@ -320,6 +323,7 @@ export class TxEngine<P = unknown> {
 
   private async defer(job: ClaimedJob, err: unknown): Promise<void> {
     const error = `node unreachable: ${this.driver.describe(err)}`;
+    engineCounters.deferred.inc({ chain: this.chain });
     this.log.warn({ chain: this.chain, job: job.id, error }, 'node out of reach: the job waits');
     await deferJob(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, maxRetryMs: this.maxRetryMs });
   }
@@ -330,6 +334,7 @@ export class TxEngine<P = unknown> {
 
   private async attemptFailed(job: ClaimedJob, error: string): Promise<void> {
     const status = await markAttemptFailed(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs });
+    engineCounters.refused.inc({ chain: this.chain });
     this.log.warn({ chain: this.chain, job: job.id, action: job.action, status, error }, 'attempt refused');
   }
 }

@@ -1,0 +1,78 @@
+import { sql } from 'kysely';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { NodeHealth } from '../chains/node-health.ts';
+import type { Db } from '../store/database.ts';
+
+/** What the engines of this process count, by chain: registered with the API's metrics by `registerEngineMetrics`. */
+export const engineCounters = {
+  refused: new Counter({ name: 'hashlock_engine_refusals_total', help: 'Attempts the chain refused (a revert, a refused transaction): each uses up one of its job\'s attempts', labelNames: ['chain'] as const, registers: [] }),
+  deferred: new Counter({ name: 'hashlock_engine_node_errors_total', help: 'Passes over a job that could not reach the chain\'s node (deferred, no attempt used)', labelNames: ['chain'] as const, registers: [] }),
+  bumps: new Counter({ name: 'hashlock_engine_bumps_total', help: 'Transactions re-signed with higher fees', labelNames: ['chain'] as const, registers: [] }),
+  cancellations: new Counter({ name: 'hashlock_engine_cancellations_total', help: 'Fundings cancelled past their broadcast deadline (safety rule 2)', labelNames: ['chain'] as const, registers: [] }),
+};
+
+/**
+ * The engines' metrics on `registry`: the counters above, the queue as the database holds it (every
+ * instance's jobs, read at each scrape in one query), and whether each chain's node answers here.
+ */
+export function registerEngineMetrics(registry: Registry, db: Db, health?: NodeHealth): void {
+  for (const counter of Object.values(engineCounters)) registry.registerMetric(counter);
+  let read: Promise<Array<{ chain: string; status: string; jobs: number; oldest_s: number | null; waiting: number }>> | undefined;
+  // Both gauges come from one read per scrape.
+  const queue = () =>
+    (read ??= sql<{ chain: string; status: string; jobs: number; oldest_s: number | null; waiting: number }>`
+      select chain, status, count(*)::int as jobs,
+        extract(epoch from now() - min(created_at))::float8 as oldest_s,
+        count(*) filter (where deferrals > 0)::int as waiting
+      from relayer_jobs where status in ('queued', 'running', 'submitted') group by chain, status
+    `
+      .execute(db)
+      .then((r) => r.rows)
+      .finally(() => setImmediate(() => (read = undefined))));
+  new Gauge({
+    name: 'hashlock_engine_jobs',
+    help: 'Unsettled jobs by chain and state',
+    labelNames: ['chain', 'status'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await queue()) this.set({ chain: row.chain, status: row.status }, row.jobs);
+    },
+  });
+  new Gauge({
+    name: 'hashlock_engine_oldest_pending_seconds',
+    help: 'Age of the oldest unsettled job by chain',
+    labelNames: ['chain'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const oldest = new Map<string, number>();
+      for (const row of await queue()) oldest.set(row.chain, Math.max(oldest.get(row.chain) ?? 0, row.oldest_s ?? 0));
+      for (const [chain, seconds] of oldest) this.set({ chain }, seconds);
+    },
+  });
+  new Gauge({
+    name: 'hashlock_engine_jobs_waiting_for_node',
+    help: 'Unsettled jobs whose last pass could not reach the chain\'s node',
+    labelNames: ['chain'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const waiting = new Map<string, number>();
+      for (const row of await queue()) waiting.set(row.chain, (waiting.get(row.chain) ?? 0) + row.waiting);
+      for (const [chain, n] of waiting) this.set({ chain }, n);
+    },
+  });
+  if (health) {
+    new Gauge({
+      name: 'hashlock_chain_node_degraded',
+      help: 'Chains whose node this instance has not reached for longer than the health threshold (1), by chain',
+      labelNames: ['chain'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const problem of health.degraded()) this.set({ chain: problem.chain }, 1);
+      },
+    });
+  }
+}

@@ -1,0 +1,62 @@
+// What an operator sees of the engine and the chains' nodes: /health names a chain whose node has
+// been out of reach too long as degraded and stays live; /metrics shows the queue by chain and state,
+// the age of its oldest job, the jobs waiting for a node, and the engines' counters.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { NodeHealth } from '../../src/chains/node-health.ts';
+import { enqueueJob } from '../../src/store/relayer-jobs.ts';
+import { openTestApi, type TestApi } from '../helpers/api.ts';
+import { randomHex32 } from '../helpers/fixtures.ts';
+import { describeEachStore } from '../helpers/stores.ts';
+
+test('a chain is degraded once one of its workers has failed for longer than the threshold, and clears when that worker answers', () => {
+  const health = new NodeHealth(1_000);
+  const t0 = Date.now();
+  health.failed('eth', 'watcher:eth', new Error('fetch failed'));
+  health.failed('eth', 'watcher:eth', new Error('fetch failed again'));
+  assert.deepEqual(health.degraded(t0 + 500), [], 'not yet past the threshold');
+  const [problem] = health.degraded(t0 + 1_500);
+  assert.equal(problem?.chain, 'eth');
+  assert.equal(problem?.error, 'fetch failed again');
+  assert.ok(Date.parse(problem.since) <= t0 + 10, 'counted from the first failure');
+  health.answered('eth', 'engine:eth:relayer');
+  assert.equal(health.degraded(t0 + 1_500).length, 1, 'another worker answering does not clear it');
+  health.answered('eth', 'watcher:eth');
+  assert.deepEqual(health.degraded(t0 + 1_500), []);
+});
+
+describeEachStore('health and metrics', (kind) => {
+  let t: TestApi;
+  const health = new NodeHealth(0);
+  before(async () => {
+    t = await openTestApi(kind, undefined, { nodeHealth: health });
+  });
+  after(() => t.close());
+
+  test('/health: a chain whose node is out of reach is degraded, and the service stays live (200)', async () => {
+    const healthy = await t.api.inject({ method: 'GET', url: '/health' });
+    assert.equal(healthy.statusCode, 200);
+    assert.equal(healthy.json().result.chains, undefined);
+    health.failed('ethereum_localnet', 'watcher:ethereum_localnet', new Error('fetch failed'));
+    const degraded = await t.api.inject({ method: 'GET', url: '/health' });
+    assert.equal(degraded.statusCode, 200);
+    const [chain] = degraded.json().result.chains;
+    assert.equal(chain.chain, 'ethereum_localnet');
+    assert.equal(chain.status, 'degraded');
+    assert.match(chain.error, /fetch failed/);
+    health.answered('ethereum_localnet', 'watcher:ethereum_localnet');
+    assert.equal((await t.api.inject({ method: 'GET', url: '/health' })).json().result.chains, undefined);
+  });
+
+  test('/metrics: the queue by chain and state, its oldest job, the jobs waiting for a node, and the counters', async () => {
+    await enqueueJob(t.store.db, { chain: 'arbitrum_localnet', action: 'redeem', idempotencyKey: `m:${randomHex32()}`, payload: {} });
+    await t.store.db.updateTable('relayer_jobs').set({ deferrals: 2 }).where('chain', '=', 'arbitrum_localnet').execute();
+    const text = (await t.api.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(text, /hashlock_engine_jobs\{chain="arbitrum_localnet",status="queued"\} 1/);
+    assert.match(text, /hashlock_engine_oldest_pending_seconds\{chain="arbitrum_localnet"\} [0-9.e-]+/);
+    assert.match(text, /hashlock_engine_jobs_waiting_for_node\{chain="arbitrum_localnet"\} 1/);
+    for (const name of ['hashlock_engine_refusals_total', 'hashlock_engine_node_errors_total', 'hashlock_engine_bumps_total', 'hashlock_engine_cancellations_total']) {
+      assert.match(text, new RegExp(`# TYPE ${name} counter`));
+    }
+  });
+});
