@@ -47,6 +47,22 @@ const PriceFeedSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** How the transaction engine bumps a chain's transactions that are not mined in time. */
+const FeeBumpSchema = Type.Object(
+  {
+    after_seconds: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 86_400, description: 'EVM chains: a transaction not mined this long after it was signed is re-signed with fees up 12.5 %, same nonce (default 30)' }),
+    ),
+    after_blocks: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000, description: 'Bitcoin family: a transaction this many blocks in the mempool is bumped (default 2)' })),
+    rounds: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Bitcoin family: at most this many bumps of one transaction (default 3)' })),
+    max_fee_rate: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Bitcoin family: no bump pays above this, in sat/vB (default 200)' })),
+    replace_by_fee: Type.Optional(
+      Type.Boolean({ description: "Bitcoin family: whether the chain's nodes relay BIP125 replacements (default: Bitcoin yes, Litecoin no)" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const ChainAccessSchema = Type.Object(
   {
     rpc_url: Type.Optional(Type.String({ pattern: '^https?://', description: 'JSON-RPC endpoint of the chain' })),
@@ -61,6 +77,7 @@ const ChainAccessSchema = Type.Object(
       Type.String({ pattern: '^[0-9]{1,9}(\\.[0-9]{1,9})?$', description: 'EVM chains: the most the relayer pays per gas, in gwei (no cap by default)' }),
     ),
     fee_claim: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the FeeClaim contract that pays affiliate fees on this chain' })),
+    fee_bump: Type.Optional(FeeBumpSchema),
   },
   { additionalProperties: false },
 );

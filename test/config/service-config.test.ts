@@ -67,6 +67,10 @@ const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
   ['a solver without name', { solvers: [{ id: 's', addresses: {} }] }, {}, /solvers\[0\]\.name: is required/],
   ['a bad log level', { log_level: 'loud' }, {}, /log_level: must be/],
   ['a fee cap that is not a decimal of gwei', { chains: { ethereum_localnet: { max_fee_gwei: '12 gwei' } } }, {}, /chains\.ethereum_localnet\.max_fee_gwei: must match pattern/],
+  ['a fee bump after zero seconds', { chains: { ethereum_localnet: { fee_bump: { after_seconds: 0 } } } }, {}, /chains\.ethereum_localnet\.fee_bump\.after_seconds: must be >= 1/],
+  ['a fractional fee rate ceiling', { chains: { litecoin_localnet: { fee_bump: { max_fee_rate: 1.5 } } } }, {}, /chains\.litecoin_localnet\.fee_bump\.max_fee_rate: must be integer/],
+  ['replace-by-fee as a string', { chains: { litecoin_localnet: { fee_bump: { replace_by_fee: 'yes' } } } }, {}, /chains\.litecoin_localnet\.fee_bump\.replace_by_fee: must be boolean/],
+  ['an unknown fee bump setting', { chains: { ethereum_localnet: { fee_bump: { every: 3 } } } }, {}, /chains\.ethereum_localnet\.fee_bump\.every: is not a known field/],
   ['a rate limit of zero', { rate_limit: { per_key: { max: 0, window_ms: 1000 } } }, {}, /rate_limit\.per_key\.max: must be >= 1/],
   ['a rate limit window in seconds', { rate_limit: { per_address: { max: 10, window: 60 } } }, {}, /rate_limit\.per_address/],
   ['rate limits turned on by true', { rate_limit: true }, {}, /rate_limit/],
@@ -112,4 +116,10 @@ test('solver addresses must name registry chains and be valid on EVM chains', ()
   assert.throws(() => checkSolvers([{ ...solver, addresses: { solana: 'x' } }], registry, 'config'), /config: solvers\[0\]\.addresses\.solana: no chain solana in the registry/);
   assert.throws(() => checkSolvers([{ ...solver, addresses: { ethereum_localnet: '0x1234' } }], registry, 'config'), /solvers\[0\]\.addresses\.ethereum_localnet: 0x1234 is not a valid EVM address/);
   assert.throws(() => checkSolvers([solver, solver], registry, 'config'), /solvers\[1\]\.id: duplicate solver id s1/);
+});
+
+test("fee_bump: a chain's bump settings are read as given", () => {
+  const config = loadServiceConfig(writeConfig({ chains: { litecoin_localnet: { fee_bump: { after_blocks: 4, rounds: 1, max_fee_rate: 50, replace_by_fee: true } }, ethereum_localnet: { fee_bump: { after_seconds: 90 } } } }), {});
+  assert.deepEqual(config.chains.litecoin_localnet?.fee_bump, { after_blocks: 4, rounds: 1, max_fee_rate: 50, replace_by_fee: true });
+  assert.deepEqual(config.chains.ethereum_localnet?.fee_bump, { after_seconds: 90 });
 });

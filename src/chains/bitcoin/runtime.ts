@@ -22,7 +22,14 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
   const log = ctx.log.child({ chain: chain.key, worker: 'relayer' });
   const engine = bitcoinEngine({ db, chain: chain.key, rpc, worker: ctx.instance, log });
   // Stuck transactions are bumped from the solver's wallet, by one instance at a time.
-  const bumper = solver?.feeBumper({ log });
+  const bump = access.fee_bump ?? {};
+  const bumper = solver?.feeBumper({
+    log,
+    ...(bump.after_blocks !== undefined ? { afterBlocks: bump.after_blocks } : {}),
+    ...(bump.rounds !== undefined ? { maxRounds: bump.rounds } : {}),
+    ...(bump.max_fee_rate !== undefined ? { maxFeeRate: BigInt(bump.max_fee_rate) } : {}),
+    ...(bump.replace_by_fee !== undefined ? { replaceByFee: bump.replace_by_fee } : {}),
+  });
   return {
     workers: [
       {

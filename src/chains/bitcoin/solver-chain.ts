@@ -44,7 +44,7 @@ export class BitcoinSolverChain implements SolverChain {
   }
 
   /** The bumper of the chain's stuck transactions, paying from this wallet (CPFP from its outputs). */
-  feeBumper(options: Pick<FeeBumpOptions, 'afterBlocks' | 'maxRounds' | 'maxFeeRate' | 'log'> = {}): BitcoinFeeBumper {
+  feeBumper(options: Pick<FeeBumpOptions, 'afterBlocks' | 'maxRounds' | 'maxFeeRate' | 'replaceByFee' | 'log'> = {}): BitcoinFeeBumper {
     return new BitcoinFeeBumper({ ...options, db: this.db, chain: this.chain.key, network: this.chain.network, rpc: this.rpc, walletKey: this.key });
   }
 

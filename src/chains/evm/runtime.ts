@@ -46,6 +46,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
       privateKey,
       signer,
       ...(access.max_fee_gwei ? { maxFeePerGas: parseGwei(access.max_fee_gwei) } : {}),
+      ...(access.fee_bump?.after_seconds ? { bumpAfterMs: access.fee_bump.after_seconds * 1_000 } : {}),
       worker: ctx.instance,
       log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }),
     });
