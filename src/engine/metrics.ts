@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { NodeHealth } from '../chains/node-health.ts';
 import type { Db } from '../store/database.ts';
+import { jobQueueStats, type JobQueueStat } from '../store/relayer-jobs.ts';
 
 /** What the engines of this process count, by chain: registered with the API's metrics by `registerEngineMetrics`. */
 export const engineCounters = {
@@ -17,18 +17,9 @@ export const engineCounters = {
  */
 export function registerEngineMetrics(registry: Registry, db: Db, health?: NodeHealth): void {
   for (const counter of Object.values(engineCounters)) registry.registerMetric(counter);
-  let read: Promise<Array<{ chain: string; status: string; jobs: number; oldest_s: number | null; waiting: number }>> | undefined;
-  // Both gauges come from one read per scrape.
-  const queue = () =>
-    (read ??= sql<{ chain: string; status: string; jobs: number; oldest_s: number | null; waiting: number }>`
-      select chain, status, count(*)::int as jobs,
-        extract(epoch from now() - min(created_at))::float8 as oldest_s,
-        count(*) filter (where deferrals > 0)::int as waiting
-      from relayer_jobs where status in ('queued', 'running', 'submitted') group by chain, status
-    `
-      .execute(db)
-      .then((r) => r.rows)
-      .finally(() => setImmediate(() => (read = undefined))));
+  let read: Promise<JobQueueStat[]> | undefined;
+  // The gauges come from one read per scrape.
+  const queue = () => (read ??= jobQueueStats(db).finally(() => setImmediate(() => (read = undefined))));
   new Gauge({
     name: 'hashlock_engine_jobs',
     help: 'Unsettled jobs by chain and state',
@@ -47,7 +38,7 @@ export function registerEngineMetrics(registry: Registry, db: Db, health?: NodeH
     async collect() {
       this.reset();
       const oldest = new Map<string, number>();
-      for (const row of await queue()) oldest.set(row.chain, Math.max(oldest.get(row.chain) ?? 0, row.oldest_s ?? 0));
+      for (const row of await queue()) oldest.set(row.chain, Math.max(oldest.get(row.chain) ?? 0, row.oldestSeconds));
       for (const [chain, seconds] of oldest) this.set({ chain }, seconds);
     },
   });

@@ -285,6 +285,26 @@ export async function requeueJob(db: Db, id: string, worker: string): Promise<vo
   `.execute(db);
 }
 
+export interface JobQueueStat {
+  chain: string;
+  status: JobStatus;
+  jobs: number;
+  /** Age of the oldest of them, in seconds. */
+  oldestSeconds: number;
+  /** How many of them could not reach their node on their last pass. */
+  waiting: number;
+}
+
+/** The unsettled jobs of every chain, by state: what the engine's metrics show (one query). */
+export async function jobQueueStats(db: Db): Promise<JobQueueStat[]> {
+  const { rows } = await sql<{ chain: string; status: JobStatus; jobs: number; oldest_s: number; waiting: number }>`
+    select chain, status, count(*)::int as jobs, extract(epoch from now() - min(created_at))::float8 as oldest_s,
+      count(*) filter (where deferrals > 0)::int as waiting
+    from relayer_jobs where status in ('queued', 'running', 'submitted') group by chain, status
+  `.execute(db);
+  return rows.map((r) => ({ chain: r.chain, status: r.status, jobs: r.jobs, oldestSeconds: Number(r.oldest_s), waiting: r.waiting }));
+}
+
 export async function findJob(db: Db, idempotencyKey: string): Promise<RelayerJob | undefined> {
   const row = await db
     .selectFrom('relayer_jobs')

@@ -19,6 +19,7 @@ import { loadRegistry } from '../../src/chains/registry.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { migrate, openStore } from '../../src/store/database.ts';
 import { signGaslessInitiate } from '../helpers/gasless.ts';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 export const AMOUNT = 100_000n;
@@ -51,6 +52,11 @@ export interface ServiceProcess {
   restart(): Promise<void>;
 }
 
+export interface CreatedOrder {
+  order_id: string;
+  typed_data: Parameters<typeof signGaslessInitiate>[1];
+}
+
 export interface Mark {
   balances: Balances;
   blocks: Map<Chain, bigint>;
@@ -59,12 +65,18 @@ export interface Mark {
 export interface ServiceWorld {
   eth: Chain;
   arb: Chain;
+  /** With `proxied`, what stands between the service and each chain's node (the clients reach the nodes directly). */
+  proxies: { eth?: TcpProxy; arb?: TcpProxy };
   dir: string;
   balances(): Promise<Balances>;
   /** Starts `hashlock serve` on `databaseUrl` (a fresh database: migrated here, with a gasless app). */
   startService(databaseUrl: string): Promise<ServiceProcess>;
   /** Creates `count` gasless WBTC swaps and relays their initiates; returns their order ids and the destination amount. */
   startSwaps(service: ServiceProcess, count: number): Promise<{ ids: string[]; destinationAmount: bigint }>;
+  /** Creates `count` gasless WBTC swaps: the created orders (with their typed data) and the destination amount. */
+  createSwaps(service: ServiceProcess, count: number): Promise<{ created: CreatedOrder[]; destinationAmount: bigint }>;
+  /** The client's gasless initiate of each order (PATCH ?action=initiate); returns the answers' status codes. */
+  initiate(service: ServiceProcess, created: CreatedOrder[]): Promise<number[]>;
   /** Polls every order until all are completed (fails with their statuses after `timeoutMs`). */
   waitCompleted(service: ServiceProcess, ids: string[], timeoutMs: number): Promise<void>;
   /** The chains' heights and the balances now, for `assertSettledOnce`. */
@@ -74,8 +86,11 @@ export interface ServiceWorld {
   close(): Promise<void>;
 }
 
-/** Two anvil chains with Garden's localnet contracts, mining a block a second, and the user's WBTC approved. */
-export async function openServiceWorld(): Promise<ServiceWorld> {
+/**
+ * Two anvil chains with Garden's localnet contracts, mining a block a second, and the user's WBTC
+ * approved. With `proxied`, the service reaches each node through a loopback proxy the test controls.
+ */
+export async function openServiceWorld(options: { proxied?: boolean } = {}): Promise<ServiceWorld> {
   const registry = loadRegistry(resolve(PACKAGE_ROOT, 'config/registry.localnet.json'));
   const [eth, arb] = (await Promise.all(
     ['ethereum_localnet', 'arbitrum_localnet'].map(async (key) => {
@@ -102,6 +117,10 @@ export async function openServiceWorld(): Promise<ServiceWorld> {
     solverArb: await wbtc(arb, solver),
   });
 
+  const proxies = options.proxied
+    ? { eth: await startTcpProxy({ host: '127.0.0.1', port: eth.node.port }), arb: await startTcpProxy({ host: '127.0.0.1', port: arb.node.port }) }
+    : {};
+  const serviceUrl = (c: Chain) => (c === eth ? proxies.eth : proxies.arb)?.through(c.node.rpcUrl) ?? c.node.rpcUrl;
   // The dev config, on these chains, with the registry where the package keeps it.
   const dev = JSON.parse(readFileSync(DEV_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
   const configPath = join(dir, 'hashlock.json');
@@ -113,7 +132,10 @@ export async function openServiceWorld(): Promise<ServiceWorld> {
       log_level: 'warn',
       rate_limit: false,
       chains: Object.fromEntries(
-        [eth, arb].map((c) => [c.deployment.chain, { rpc_url: c.node.rpcUrl, ws_url: c.node.rpcUrl.replace(/^http/, 'ws'), relayer: devAccount('relayer').address, fee_claim: c.deployment.contracts.feeClaim }]),
+        [eth, arb].map((c) => [
+          c.deployment.chain,
+          { rpc_url: serviceUrl(c), ws_url: serviceUrl(c).replace(/^http/, 'ws'), relayer: devAccount('relayer').address, fee_claim: c.deployment.contracts.feeClaim },
+        ]),
       ),
     }),
   );
@@ -175,30 +197,50 @@ export async function openServiceWorld(): Promise<ServiceWorld> {
     return service;
   };
 
+  const createSwaps = async (service: ServiceProcess, count: number) => {
+    const quote = (await service.call(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as Array<{ destination: { amount: string } }>;
+    const destinationAmount = BigInt(quote[0]!.destination.amount);
+    const created = await Promise.all(
+      Array.from({ length: count }, () =>
+        service.call('/v2/orders', {
+          method: 'POST',
+          body: {
+            source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
+            destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount.toString() },
+            nonce: randomBytes(10).toString('hex'),
+          },
+        }) as Promise<CreatedOrder>,
+      ),
+    );
+    return { created, destinationAmount };
+  };
+  const initiate = (service: ServiceProcess, created: CreatedOrder[]) =>
+    Promise.all(
+      created.map(async (c) => {
+        const res = await fetch(`${service.api}/v2/orders/${c.order_id}?action=initiate`, {
+          method: 'PATCH',
+          headers: { 'service-app-id': service.key, 'content-type': 'application/json' },
+          body: JSON.stringify({ signature: await signGaslessInitiate(user, c.typed_data) }),
+        });
+        const body = (await res.json()) as { error?: string };
+        if (res.status >= 400) throw new Error(`initiate ${c.order_id}: ${res.status} ${body.error}`);
+        return res.status;
+      }),
+    );
+
   return {
     eth,
     arb,
+    proxies,
     dir,
     balances,
     startService,
+    createSwaps,
+    initiate,
     startSwaps: async (service, count) => {
-      const quote = (await service.call(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as Array<{ destination: { amount: string } }>;
-      const destinationAmount = BigInt(quote[0]!.destination.amount);
-      const ids = await Promise.all(
-        Array.from({ length: count }, async () => {
-          const created = await service.call('/v2/orders', {
-            method: 'POST',
-            body: {
-              source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
-              destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount.toString() },
-              nonce: randomBytes(10).toString('hex'),
-            },
-          });
-          await service.call(`/v2/orders/${created.order_id}?action=initiate`, { method: 'PATCH', body: { signature: await signGaslessInitiate(user, created.typed_data) } });
-          return created.order_id as string;
-        }),
-      );
-      return { ids, destinationAmount };
+      const { created, destinationAmount } = await createSwaps(service, count);
+      await initiate(service, created);
+      return { ids: created.map((c) => c.order_id), destinationAmount };
     },
     waitCompleted: async (service, ids, timeoutMs) => {
       for (const end = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 500))) {
@@ -228,6 +270,7 @@ export async function openServiceWorld(): Promise<ServiceWorld> {
       assert.equal(start.solverArb - end.solverArb, total * destinationAmount, 'the solver paid each destination once');
     },
     close: async () => {
+      await Promise.all(Object.values(proxies).map((p) => p.close()));
       await Promise.all([eth, arb].map((c) => c.node.stop()));
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,0 +1,126 @@
+// A chain's node out of reach while swaps need it, met by `hashlock serve` as an operator runs it: a
+// loopback proxy between the service and each anvil cuts every connection and refuses new ones, then
+// lets them through again. Clients reach the chains directly, and never act twice.
+// - the source down 3 minutes when the clients' gasless initiates arrive: each is accepted, and carried
+//   out once the node is back; every swap completes;
+// - the destination down 90 s when the solver funds: every swap completes;
+// - the destination down 3 minutes: safety rule 2 no longer allows the funding, so it never happens,
+//   and the client's refund goes through once the source timelock runs out.
+// Nothing is funded or redeemed twice, and no job fails because a node was away.
+import assert from 'node:assert/strict';
+import { after, before, test, type TestContext } from 'node:test';
+import pg from 'pg';
+import { createDatabase } from '../helpers/stores.ts';
+import { openServiceWorld, type ServiceProcess, type ServiceWorld } from './service-process.ts';
+
+const SWAPS = 5;
+const LONG_OUTAGE_MS = Number(process.env.NODE_OUTAGE_SECONDS ?? 180) * 1_000;
+const SHORT_OUTAGE_MS = 90_000;
+const databaseUrl = process.env.DATABASE_URL;
+const skip = databaseUrl ? false : process.env.CI ? false : 'DATABASE_URL is not set: the node outage tests run on PostgreSQL';
+if (skip) console.warn(`\n*** SKIPPING the node outage tests: ${skip} ***\n`);
+
+let world: ServiceWorld | undefined;
+let service: ServiceProcess | undefined;
+let database: { url: string; drop: () => Promise<void> } | undefined;
+
+before(async () => {
+  if (skip) return;
+  world = await openServiceWorld({ proxied: true });
+  database = await createDatabase(databaseUrl!, 'hashlock_outage');
+  service = await world.startService(database.url);
+});
+after(async () => {
+  await service?.killed();
+  await world?.close();
+  await database?.drop();
+});
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The service's jobs that failed, with why: none may have failed because a node was away. */
+async function failedJobs(): Promise<Array<{ idempotency_key: string; last_error: string }>> {
+  const client = new pg.Client({ connectionString: database!.url });
+  await client.connect();
+  try {
+    return (await client.query<{ idempotency_key: string; last_error: string }>("select idempotency_key, last_error from relayer_jobs where status = 'failed'")).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const statuses = (ids: string[]) => Promise.all(ids.map(async (id) => ((await service!.call(`/v2/orders/${id}`)) as { status: string }).status));
+
+test(`the source node down ${LONG_OUTAGE_MS / 1000} s when the gasless initiates arrive: each is accepted and carried out once it is back`, { skip, timeout: LONG_OUTAGE_MS + 300_000 }, async (t: TestContext) => {
+  const w = world!;
+  const mark = await w.mark();
+  const { created, destinationAmount } = await w.createSwaps(service!, SWAPS);
+  w.proxies.eth!.cut();
+  try {
+    const answers = await w.initiate(service!, created);
+    assert.deepEqual(answers, created.map(() => 202), 'every initiate accepted while the node is away');
+    await pause(LONG_OUTAGE_MS);
+    assert.deepEqual(await statuses(created.map((c) => c.order_id)), created.map(() => 'created'), 'nothing could happen meanwhile');
+  } finally {
+    w.proxies.eth!.restore();
+  }
+  const back = Date.now();
+  await w.waitCompleted(service!, created.map((c) => c.order_id), 180_000);
+  t.diagnostic(`every swap completed ${Date.now() - back} ms after the node was back, with no client acting again`);
+  await w.assertSettledOnce(mark, SWAPS, destinationAmount);
+  assert.deepEqual(await failedJobs(), []);
+});
+
+test('the destination node down 90 s when the solver funds: every swap completes', { skip, timeout: SHORT_OUTAGE_MS + 300_000 }, async (t: TestContext) => {
+  const w = world!;
+  const mark = await w.mark();
+  const { created, destinationAmount } = await w.createSwaps(service!, SWAPS);
+  w.proxies.arb!.cut();
+  try {
+    await w.initiate(service!, created);
+    await pause(SHORT_OUTAGE_MS);
+  } finally {
+    w.proxies.arb!.restore();
+  }
+  const back = Date.now();
+  await w.waitCompleted(service!, created.map((c) => c.order_id), 180_000);
+  t.diagnostic(`every swap completed ${Date.now() - back} ms after the node was back`);
+  await w.assertSettledOnce(mark, SWAPS, destinationAmount);
+  assert.deepEqual(await failedJobs(), []);
+});
+
+test(`the destination node down ${LONG_OUTAGE_MS / 1000} s: rule 2 no longer allows the funding, it never happens, and the client's refund goes through`, { skip, timeout: LONG_OUTAGE_MS + 300_000 }, async (t: TestContext) => {
+  const w = world!;
+  const { created } = await w.createSwaps(service!, SWAPS);
+  const ids = created.map((c) => c.order_id);
+  const arbFrom = await w.arb.client.getBlockNumber();
+  w.proxies.arb!.cut();
+  try {
+    await w.initiate(service!, created);
+    await pause(LONG_OUTAGE_MS);
+  } finally {
+    w.proxies.arb!.restore();
+  }
+  // The solver sees the destination again, past what rule 2 allows (the source's 600 blocks less the
+  // destination's 150 and the 300 s margin): it does not fund.
+  await pause(15_000);
+  const now = await statuses(ids);
+  assert.ok(now.every((s) => s === 'initiated'), `sources initiated, destinations never funded: ${now.join(', ')}`);
+  const funded = await w.arb.client.getLogs({ address: w.arb.deployment.contracts.wbtcHtlc, fromBlock: arbFrom, toBlock: 'latest' });
+  assert.equal(funded.length, 0, 'no destination HTLC event at all');
+  // The source timelock runs out (the test mines its blocks at once), and the client refunds.
+  await w.eth.node.rpc('anvil_mine', ['0x258']);
+  for (const end = Date.now() + 60_000; !(await statuses(ids)).every((s) => s === 'awaiting_refund'); await pause(500)) {
+    assert.ok(Date.now() < end, `awaiting refund: ${(await statuses(ids)).join(', ')}`);
+  }
+  for (const id of ids) await service!.call(`/v2/orders/${id}?action=refund`, { method: 'PATCH', body: {} });
+  for (const end = Date.now() + 120_000; !(await statuses(ids)).every((s) => s === 'refunded'); await pause(500)) {
+    assert.ok(Date.now() < end, `refunded: ${(await statuses(ids)).join(', ')}`);
+  }
+  t.diagnostic('every source refunded to the client; no destination was funded');
+  const failed = await failedJobs();
+  assert.ok(
+    failed.every((j) => /safety rule 2/.test(j.last_error)),
+    `only fundings refused by rule 2 may have failed: ${JSON.stringify(failed)}`,
+  );
+});
