@@ -170,18 +170,14 @@ export class TxEngine<P = unknown> {
     await markSubmittedMany(this.db, this.worker, accepted, this.recheckMs);
   }
 
-  /** Broadcasts a stored transaction; the accepted are marked submitted together by the caller. */
+  /**
+   * Broadcasts a stored transaction; the accepted are marked submitted together by the caller. A node
+   * that gave no clear answer defers the job (`guarded`), its transaction kept: it may be out.
+   */
   private send(item: JobItem<P>, tx: NewTx, accepted: Array<{ id: string; txHash: string }>): Promise<void> {
     const { job } = item;
     return this.guarded(job, async () => {
-      let sent;
-      try {
-        sent = await this.driver.broadcast(tx);
-      } catch (err) {
-        // No clear answer: the transaction may be out, so it is kept and followed up.
-        if (this.driver.unreachable(err)) return this.defer(job, err);
-        throw err;
-      }
+      const sent = await this.driver.broadcast(tx);
       if (sent.outcome !== 'refused') {
         accepted.push({ id: job.id, txHash: tx.hash });
         return;
@@ -275,13 +271,7 @@ export class TxEngine<P = unknown> {
     }
     // Whatever the node says, the transaction stays: all of a job's transactions are alternatives of
     // which at most one lands, and the next pass looks again.
-    let sent;
-    try {
-      sent = await this.driver.broadcast(current);
-    } catch (err) {
-      if (this.driver.unreachable(err)) return this.defer(job, err);
-      throw err;
-    }
+    const sent = await this.driver.broadcast(current);
     if (sent.outcome !== 'refused') return this.submitted(job, current.hash);
     if (!this.driver.resendRefusalIsFinal) {
       this.log.warn({ chain: this.chain, job: job.id, error: sent.reason }, 'resend refused');

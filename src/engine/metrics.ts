@@ -30,30 +30,22 @@ export function registerEngineMetrics(registry: Registry, db: Db, health?: NodeH
       for (const row of await queue()) this.set({ chain: row.chain, status: row.status }, row.jobs);
     },
   });
-  new Gauge({
-    name: 'hashlock_engine_oldest_pending_seconds',
-    help: 'Age of the oldest unsettled job by chain',
-    labelNames: ['chain'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const oldest = new Map<string, number>();
-      for (const row of await queue()) oldest.set(row.chain, Math.max(oldest.get(row.chain) ?? 0, row.oldestSeconds));
-      for (const [chain, seconds] of oldest) this.set({ chain }, seconds);
-    },
-  });
-  new Gauge({
-    name: 'hashlock_engine_jobs_waiting_for_node',
-    help: 'Unsettled jobs whose last pass could not reach the chain\'s node',
-    labelNames: ['chain'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const waiting = new Map<string, number>();
-      for (const row of await queue()) waiting.set(row.chain, (waiting.get(row.chain) ?? 0) + row.waiting);
-      for (const [chain, n] of waiting) this.set({ chain }, n);
-    },
-  });
+  /** A gauge by chain, folding the chain's rows (one per state) into one value. */
+  const byChain = (name: string, help: string, fold: (value: number, row: JobQueueStat) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['chain'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const values = new Map<string, number>();
+        for (const row of await queue()) values.set(row.chain, fold(values.get(row.chain) ?? 0, row));
+        for (const [chain, value] of values) this.set({ chain }, value);
+      },
+    });
+  byChain('hashlock_engine_oldest_pending_seconds', 'Age of the oldest unsettled job by chain', (oldest, row) => Math.max(oldest, row.oldestSeconds));
+  byChain('hashlock_engine_jobs_waiting_for_node', "Unsettled jobs whose last pass could not reach the chain's node", (waiting, row) => waiting + row.waiting);
   if (health) {
     new Gauge({
       name: 'hashlock_chain_node_degraded',

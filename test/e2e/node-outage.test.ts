@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import pg from 'pg';
 import { createDatabase } from '../helpers/stores.ts';
+import type { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { openServiceWorld, type ServiceProcess, type ServiceWorld } from './service-process.ts';
 
 const SWAPS = 5;
@@ -49,23 +50,36 @@ async function failedJobs(): Promise<Array<{ idempotency_key: string; last_error
   }
 }
 
+/**
+ * Creates the swaps (every node up), cuts `proxy` off, sends the clients' gasless initiates (their
+ * answers' status codes go to `meanwhile`, run at the end of the outage), waits `ms`, then lets the
+ * node be reached again.
+ */
+async function swapsWithNodeDown(proxy: TcpProxy, ms: number, meanwhile: (answers: number[], ids: string[]) => Promise<void> = async () => undefined) {
+  const { created, destinationAmount } = await world!.createSwaps(service!, SWAPS);
+  const ids = created.map((c) => c.order_id);
+  proxy.cut();
+  try {
+    const answers = await world!.initiate(service!, created);
+    await pause(ms);
+    await meanwhile(answers, ids);
+  } finally {
+    proxy.restore();
+  }
+  return { ids, destinationAmount };
+}
+
 const statuses = (ids: string[]) => Promise.all(ids.map(async (id) => ((await service!.call(`/v2/orders/${id}`)) as { status: string }).status));
 
 test(`the source node down ${LONG_OUTAGE_MS / 1000} s when the gasless initiates arrive: each is accepted and carried out once it is back`, { skip, timeout: LONG_OUTAGE_MS + 300_000 }, async (t: TestContext) => {
   const w = world!;
   const mark = await w.mark();
-  const { created, destinationAmount } = await w.createSwaps(service!, SWAPS);
-  w.proxies.eth!.cut();
-  try {
-    const answers = await w.initiate(service!, created);
-    assert.deepEqual(answers, created.map(() => 202), 'every initiate accepted while the node is away');
-    await pause(LONG_OUTAGE_MS);
-    assert.deepEqual(await statuses(created.map((c) => c.order_id)), created.map(() => 'created'), 'nothing could happen meanwhile');
-  } finally {
-    w.proxies.eth!.restore();
-  }
+  const { ids, destinationAmount } = await swapsWithNodeDown(w.proxies.eth!, LONG_OUTAGE_MS, async (answers, orderIds) => {
+    assert.deepEqual(answers, orderIds.map(() => 202), 'every initiate accepted while the node is away');
+    assert.deepEqual(await statuses(orderIds), orderIds.map(() => 'created'), 'nothing could happen meanwhile');
+  });
   const back = Date.now();
-  await w.waitCompleted(service!, created.map((c) => c.order_id), 180_000);
+  await w.waitCompleted(service!, ids, 180_000);
   t.diagnostic(`every swap completed ${Date.now() - back} ms after the node was back, with no client acting again`);
   await w.assertSettledOnce(mark, SWAPS, destinationAmount);
   assert.deepEqual(await failedJobs(), []);
@@ -74,16 +88,9 @@ test(`the source node down ${LONG_OUTAGE_MS / 1000} s when the gasless initiates
 test('the destination node down 90 s when the solver funds: every swap completes', { skip, timeout: SHORT_OUTAGE_MS + 300_000 }, async (t: TestContext) => {
   const w = world!;
   const mark = await w.mark();
-  const { created, destinationAmount } = await w.createSwaps(service!, SWAPS);
-  w.proxies.arb!.cut();
-  try {
-    await w.initiate(service!, created);
-    await pause(SHORT_OUTAGE_MS);
-  } finally {
-    w.proxies.arb!.restore();
-  }
+  const { ids, destinationAmount } = await swapsWithNodeDown(w.proxies.arb!, SHORT_OUTAGE_MS);
   const back = Date.now();
-  await w.waitCompleted(service!, created.map((c) => c.order_id), 180_000);
+  await w.waitCompleted(service!, ids, 180_000);
   t.diagnostic(`every swap completed ${Date.now() - back} ms after the node was back`);
   await w.assertSettledOnce(mark, SWAPS, destinationAmount);
   assert.deepEqual(await failedJobs(), []);
@@ -91,16 +98,8 @@ test('the destination node down 90 s when the solver funds: every swap completes
 
 test(`the destination node down ${LONG_OUTAGE_MS / 1000} s: rule 2 no longer allows the funding, it never happens, and the client's refund goes through`, { skip, timeout: LONG_OUTAGE_MS + 300_000 }, async (t: TestContext) => {
   const w = world!;
-  const { created } = await w.createSwaps(service!, SWAPS);
-  const ids = created.map((c) => c.order_id);
   const arbFrom = await w.arb.client.getBlockNumber();
-  w.proxies.arb!.cut();
-  try {
-    await w.initiate(service!, created);
-    await pause(LONG_OUTAGE_MS);
-  } finally {
-    w.proxies.arb!.restore();
-  }
+  const { ids } = await swapsWithNodeDown(w.proxies.arb!, LONG_OUTAGE_MS);
   // The solver sees the destination again, past what rule 2 allows (the source's 600 blocks less the
   // destination's 150 and the 300 s margin): it does not fund.
   await pause(15_000);

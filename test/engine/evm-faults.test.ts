@@ -78,6 +78,19 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
   const deferrals = async (key: string): Promise<number> =>
     Number((await store.db.selectFrom('relayer_jobs').select('deferrals').where('idempotency_key', '=', key).executeTakeFirstOrThrow()).deferrals);
   const nonce = (blockTag: 'latest' | 'pending' = 'pending') => eth.client.getTransactionCount({ address: solver, blockTag });
+  /** A dozen passes with the node cut off, then `check`, then the node back. */
+  const whileCut = async (check: () => Promise<void>) => {
+    proxy.cut();
+    try {
+      for (let i = 0; i < 12; i++) {
+        await engine.tick();
+        await pause(15);
+      }
+      await check();
+    } finally {
+      proxy.restore();
+    }
+  };
   /** Ticks until the job is settled (confirmed or failed). */
   const settle = async (key: string): Promise<RelayerJob> => {
     for (let i = 0; i < 200; i++) {
@@ -91,20 +104,13 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
 
   test('the node out of reach before the transaction is signed: no attempt is used, the wait grows, and the job goes on once it is back', async () => {
     const key = await enqueue(fundPayload(), { maxAttempts: 3 });
-    proxy.cut();
-    try {
-      for (let i = 0; i < 12; i++) {
-        await engine.tick();
-        await pause(15);
-      }
+    await whileCut(async () => {
       const waiting = await job(key);
       assert.equal(waiting.status, 'queued', 'more passes than max_attempts, and still queued');
       assert.equal(waiting.attempts, 0);
       assert.match(waiting.lastError, /node unreachable/);
       assert.ok((await deferrals(key)) >= 3, 'each pass that could not reach the node is counted for the backoff');
-    } finally {
-      proxy.restore();
-    }
+    });
     const done = await settle(key);
     assert.equal(done.status, 'confirmed', done.lastError);
     assert.equal(done.attempts, 1);
@@ -118,18 +124,11 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
       await engine.tick();
       const sent = await job(key);
       assert.equal(sent.status, 'submitted');
-      proxy.cut();
-      try {
-        for (let i = 0; i < 12; i++) {
-          await engine.tick();
-          await pause(15);
-        }
+      await whileCut(async () => {
         const waiting = await job(key);
         assert.notEqual(waiting.status, 'failed');
         assert.equal(waiting.txHash, sent.txHash, 'the same transaction is kept');
-      } finally {
-        proxy.restore();
-      }
+      });
       await eth.node.rpc('evm_mine', []);
       const done = await settle(key);
       assert.equal(done.status, 'confirmed', done.lastError);

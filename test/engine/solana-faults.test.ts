@@ -3,20 +3,17 @@
 // safety rule 2 at broadcast: a funding past its deadline is never first sent, and one signed before
 // it but not landed is never sent again, so its blockhash expires and the job fails.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { lamports, type KeyPairSigner } from '@solana/kit';
+import type { KeyPairSigner } from '@solana/kit';
 import { solanaEngine } from '../../src/chains/solana/driver.ts';
 import { solanaJobInstructions } from '../../src/chains/solana/job-instructions.ts';
-import { solanaSignerOfKey } from '../../src/chains/solana/keys.ts';
-import { LOCALNET_PROGRAM_IDS } from '../../src/chains/solana/programs/deploy.ts';
 import type { TxEngine } from '../../src/engine/engine.ts';
 import type { Store } from '../../src/store/database.ts';
 import { claimJobs, enqueueJob, findJob, markSubmitted } from '../../src/store/relayer-jobs.ts';
 import { saveSignedTx } from '../../src/store/signed-txs.ts';
 import { localnetRegistry, seedBasics } from '../helpers/fixtures.ts';
-import { solanaProgramsForSuite, solFundPayload } from '../helpers/solana.ts';
-import { signedTransaction, startTestLocalnet, type LocalnetHarness } from '../helpers/solana-localnet.ts';
+import { solFundPayload } from '../helpers/solana.ts';
+import { signedTransaction, startNativeSwapsLocalnet, type LocalnetHarness } from '../helpers/solana-localnet.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
@@ -27,13 +24,9 @@ let payer: KeyPairSigner;
 let redeemer: KeyPairSigner;
 
 before(async () => {
-  const programs = await solanaProgramsForSuite();
-  if (!programs) return;
-  net = await startTestLocalnet({ slotMs: 0, programs: [{ programId: LOCALNET_PROGRAM_IDS.native_swaps, elf: programs.native_swaps }] });
-  payer = await solanaSignerOfKey(`0x${randomBytes(32).toString('hex')}`);
-  redeemer = await solanaSignerOfKey(`0x${randomBytes(32).toString('hex')}`);
-  await net.rpc.requestAirdrop(payer.address, lamports(100_000_000_000n)).send();
-  net.chain.advanceSlots(1);
+  const started = await startNativeSwapsLocalnet();
+  if (!started) return;
+  ({ net, payer, redeemer } = started);
 });
 after(async () => {
   await net?.stop();

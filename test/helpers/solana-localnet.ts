@@ -20,6 +20,8 @@ import {
   type Signature,
 } from '@solana/kit';
 import { startSolanaLocalnet, type SolanaLocalnet, type SolanaLocalnetOptions } from '../../src/chains/solana/localnet/index.ts';
+import { LOCALNET_PROGRAM_IDS } from '../../src/chains/solana/programs/deploy.ts';
+import { solanaProgramsForSuite } from './solana.ts';
 
 /** A kit RPC client for the localnet; devnet() only types it with the test clusters' methods (requestAirdrop). */
 export function localnetRpc(url: string) {
@@ -80,4 +82,20 @@ export async function sendWire(rpc: SolanaRpc, wire: ReturnType<typeof getBase64
 export async function rawRpc(url: string, body: unknown): Promise<any> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   return res.json();
+}
+
+/**
+ * A localnet with the native HTLC program deployed, on demand slots, and two accounts: `payer` with
+ * 100 SOL (it funds swaps as the solver does) and `redeemer`. Undefined where the programs cannot be
+ * built here (outside CI: no clang-19).
+ */
+export async function startNativeSwapsLocalnet(): Promise<{ net: LocalnetHarness; payer: KeyPairSigner; redeemer: KeyPairSigner } | undefined> {
+  const programs = await solanaProgramsForSuite();
+  if (!programs) return undefined;
+  const net = await startTestLocalnet({ slotMs: 0, programs: [{ programId: LOCALNET_PROGRAM_IDS.native_swaps, elf: programs.native_swaps }] });
+  const payer = await generateKeyPairSigner();
+  const redeemer = await generateKeyPairSigner();
+  await net.rpc.requestAirdrop(payer.address, lamports(100_000_000_000n)).send();
+  net.chain.advanceSlots(1);
+  return { net, payer, redeemer };
 }

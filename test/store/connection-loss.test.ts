@@ -32,27 +32,9 @@ describe('losing a PostgreSQL connection', { skip }, () => {
     await new Promise((r) => setTimeout(r, 200));
   };
 
-  test('inside a transaction, between two statements: the transaction fails, the process carries on', async () => {
-    const failed = await store.db
-      .transaction()
-      .execute(async (trx) => {
-        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
-        await terminate(rows[0]!.pid);
-        await sql`select 1`.execute(trx);
-      })
-      .then(
-        () => undefined,
-        (err: unknown) => err,
-      );
-    assert.ok(failed, 'the transaction failed');
-    assert.ok(isConnectionLoss(failed), `a connection loss: ${(failed as Error | undefined)?.message}`);
-    const { rows } = await sql<{ one: number }>`select 1 as one`.execute(store.db);
-    assert.equal(rows[0]!.one, 1, 'the next statement runs on a new connection');
-  });
-
-  test('a connection held across statements outside a transaction: the same', async () => {
-    const failed = await store.db
-      .connection()
+  /** Work on one connection (`executor.execute`) that loses it between two statements: what it fails with. */
+  const loseMidWork = (executor: { execute<T>(work: (db: Store['db']) => Promise<T>): Promise<T> }): Promise<unknown> =>
+    executor
       .execute(async (db) => {
         const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
         await terminate(rows[0]!.pid);
@@ -62,6 +44,17 @@ describe('losing a PostgreSQL connection', { skip }, () => {
         () => undefined,
         (err: unknown) => err,
       );
+
+  test('inside a transaction, between two statements: the transaction fails, the process carries on', async () => {
+    const failed = await loseMidWork(store.db.transaction());
+    assert.ok(failed, 'the transaction failed');
+    assert.ok(isConnectionLoss(failed), `a connection loss: ${(failed as Error | undefined)?.message}`);
+    const { rows } = await sql<{ one: number }>`select 1 as one`.execute(store.db);
+    assert.equal(rows[0]!.one, 1, 'the next statement runs on a new connection');
+  });
+
+  test('a connection held across statements outside a transaction: the same', async () => {
+    const failed = await loseMidWork(store.db.connection());
     assert.ok(isConnectionLoss(failed), `a connection loss: ${(failed as Error | undefined)?.message}`);
     assert.equal((await sql<{ one: number }>`select 1 as one`.execute(store.db)).rows[0]!.one, 1);
   });
@@ -80,14 +73,7 @@ describe('losing a PostgreSQL connection', { skip }, () => {
   });
 
   test('an API request that meets a lost connection is a 503 naming the database, not a 500', async () => {
-    const lost = await store.db
-      .connection()
-      .execute(async (db) => {
-        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
-        await terminate(rows[0]!.pid);
-        await sql`select 1`.execute(db);
-      })
-      .catch((err: unknown) => err);
+    const lost = await loseMidWork(store.db.connection());
     const answer = toHttpError(lost);
     assert.equal(answer.status, 503);
     assert.equal(answer.code, 'unavailable');

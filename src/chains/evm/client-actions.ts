@@ -99,8 +99,13 @@ export class EvmClientActions implements ClientActions {
       throw conflict(`order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
     }
     if (order.source.initiateTxHash !== '') throw conflict(`order ${order.id}: the source is already initiated`);
-    const onChain = await this.htlcOrder(order.source, asset);
-    if (onChain.initiator !== ZERO_ADDRESS) throw conflict(`order ${order.id}: the source is already initiated on chain`);
+    // With the node out of reach the initiate is accepted all the same: its job waits for the node, and
+    // its simulation there refuses it if the source was initiated meanwhile.
+    const onChain = await this.htlcOrder(order.source, asset).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'unavailable') return undefined;
+      throw err;
+    });
+    if (onChain && onChain.initiator !== ZERO_ADDRESS) throw conflict(`order ${order.id}: the source is already initiated on chain`);
     return this.enqueue(order, 'initiate', asset, {
       kind: 'initiate',
       htlc: getAddress(asset.htlc.address),
@@ -190,13 +195,20 @@ export class EvmClientActions implements ClientActions {
 
   /**
    * The initiator signed `typedData`: an account by ECDSA, a contract (a Safe, a smart account) by
-   * answering ERC-1271's isValidSignature, as the HTLC itself checks.
+   * answering ERC-1271's isValidSignature, as the HTLC itself checks. With the node out of reach, an
+   * ECDSA signature by the initiator is accepted (the HTLC checks again when the job is sent, and a
+   * contract initiator's refusal then fails the job with the reason); any other is a 503.
    */
   private async checkInitiatorSignature(asset: Asset, initiator: Address, typedData: TypedDataDefinition, signature: Hex, what: string): Promise<void> {
     const client = this.deps.client;
-    const code = await client.getCode({ address: initiator }).catch((err: unknown) => {
+    let code: Hex | undefined;
+    try {
+      code = await client.getCode({ address: initiator });
+    } catch (err) {
+      const signer = SIGNATURE.test(signature) ? await recoverTypedDataAddress({ ...typedData, signature }).catch(() => undefined) : undefined;
+      if (signer === initiator) return;
       throw new AppError('unavailable', `cannot read the initiator on ${asset.chain.key}`, { cause: err });
-    });
+    }
     if (code && code !== '0x') {
       const accepted = await client.verifyTypedData({ ...typedData, address: initiator, signature }).catch(() => false);
       if (!accepted) throw invalid(`signature: the initiator contract ${initiator} does not accept it for ${what} (ERC-1271)`);

@@ -12,7 +12,6 @@ import {
   getAddressEncoder,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
-  lamports,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -21,8 +20,6 @@ import {
 } from '@solana/kit';
 import { solanaSide } from '../../../src/chains/solana/htlc-state.ts';
 import { solanaJobInstructions } from '../../../src/chains/solana/job-instructions.ts';
-import { solanaSignerOfKey } from '../../../src/chains/solana/keys.ts';
-import { LOCALNET_PROGRAM_IDS } from '../../../src/chains/solana/programs/deploy.ts';
 import { solanaEngine } from '../../../src/chains/solana/driver.ts';
 import { SolanaWatcher } from '../../../src/chains/solana/watcher.ts';
 import { loadRegistry } from '../../../src/chains/registry.ts';
@@ -31,8 +28,8 @@ import { insertOrder } from '../../../src/store/orders.ts';
 import { claimJobs, enqueueJob, findJob, markSubmitted } from '../../../src/store/relayer-jobs.ts';
 import { saveSignedTx } from '../../../src/store/signed-txs.ts';
 import { LOCALNET_REGISTRY_PATH, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
-import { solanaProgramsForSuite, solFundPayload } from '../../helpers/solana.ts';
-import { startTestLocalnet, type LocalnetHarness } from '../../helpers/solana-localnet.ts';
+import { solFundPayload } from '../../helpers/solana.ts';
+import { startNativeSwapsLocalnet, type LocalnetHarness } from '../../helpers/solana-localnet.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 
 const registry = loadRegistry(LOCALNET_REGISTRY_PATH);
@@ -43,13 +40,9 @@ let payer: KeyPairSigner;
 let redeemer: KeyPairSigner;
 
 before(async () => {
-  const programs = await solanaProgramsForSuite();
-  if (!programs) return;
-  net = await startTestLocalnet({ slotMs: 0, programs: [{ programId: LOCALNET_PROGRAM_IDS.native_swaps, elf: programs.native_swaps }] });
-  payer = await solanaSignerOfKey(`0x${randomBytes(32).toString('hex')}`);
-  redeemer = await solanaSignerOfKey(`0x${randomBytes(32).toString('hex')}`);
-  await net.rpc.requestAirdrop(payer.address, lamports(100_000_000_000n)).send();
-  net.chain.advanceSlots(1);
+  const started = await startNativeSwapsLocalnet();
+  if (!started) return;
+  ({ net, payer, redeemer } = started);
 });
 after(async () => {
   await net?.stop();
