@@ -64,9 +64,14 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
     }
   }
 
+  /**
+   * A funding past its broadcast deadline (safety rule 2) that no node has (the watcher saw no spend of
+   * its inputs, the node's mempool lacks it) will never be sent again, so it can never land: dropped,
+   * which fails the job and frees its inputs for the wallet.
+   */
   async states(items: ReadonlyArray<HeldItem<BitcoinPayload>>): Promise<TxState[]> {
     return Promise.all(
-      items.map(async ({ payload, signed }): Promise<TxState> => {
+      items.map(async ({ job, payload, signed }): Promise<TxState> => {
         if (payload.inputs.length === 0) return { state: 'pending' };
         // The job's transactions: the first, its replacements, and any the engine signed in its place.
         const ours = new Set([payload.txid, ...(payload.replacements ?? []).map((r) => r.txid), ...signed.hashes]);
@@ -75,7 +80,12 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
           return { state: 'reverted', hash: payload.txid, reason: 'another transaction spent its inputs' };
         }
         const mined = rows.find((r) => r.spentBlockNumber !== null && r.spentTxid !== null);
-        return mined ? { state: 'landed', hash: mined.spentTxid! } : { state: 'pending' };
+        if (mined) return { state: 'landed', hash: mined.spentTxid! };
+        const pastDeadline = job.broadcastBy !== null && Date.now() >= job.broadcastBy;
+        if (pastDeadline && rows.every((r) => r.spentTxid === null) && !(await this.o.rpc.mempoolEntry(signed.hash))) {
+          return { state: 'dropped', reason: 'it never reached a mempool' };
+        }
+        return { state: 'pending' };
       }),
     );
   }

@@ -1,12 +1,13 @@
 // The Bitcoin-family broadcast queue against a real litecoind: a node out of reach never uses up a
-// job's attempts, rechecks of a submitted job are not attempts, and only the node's refusal fails one.
+// job's attempts, rechecks of a submitted job are not attempts, and only the node's refusal fails one;
+// safety rule 2: a funding past its deadline is never sent, and one no mempool has then fails and frees its inputs.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { BitcoinRpc } from '../../../src/chains/bitcoin/rpc.ts';
 import { freePort } from '../../../src/devnet/free-port.ts';
 import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
-import { enqueueBitcoinTx } from '../../../src/store/bitcoin-jobs.ts';
+import { enqueueBitcoinTx, outpointKey, reservedOutpoints } from '../../../src/store/bitcoin-jobs.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { findJob } from '../../../src/store/relayer-jobs.ts';
 import { randomHex32, seedBasics } from '../../helpers/fixtures.ts';
@@ -76,5 +77,35 @@ describeEachStore('Bitcoin-family broadcast queue', (kind) => {
     const job = (await findJob(store.db, key))!;
     assert.equal(job.status, 'failed');
     assert.match(job.lastError, /missing|inputs|bad-txns/i);
+  });
+
+  test('safety rule 2: a funding past its deadline is never sent; no mempool has it, so it fails and its inputs are free again', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const tx = await signedWalletTx(node);
+    const key = `test:${randomHex32()}:fund`;
+    await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'fund', idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs: tx.inputs, broadcastBy: new Date(Date.now() - 1_000) });
+    assert.ok((await reservedOutpoints(store.db, CHAIN)).has(outpointKey(tx.inputs[0]!)), 'reserved while the job is open');
+    const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0 });
+    await engine.tick();
+    const job = (await findJob(store.db, key))!;
+    assert.equal(job.status, 'failed');
+    assert.match(job.lastError, /never reached a mempool and its broadcast deadline passed \(safety rule 2\)/);
+    assert.ok(!(await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), 'never sent');
+    assert.ok(!(await reservedOutpoints(store.db, CHAIN)).has(outpointKey(tx.inputs[0]!)), 'its input is free for the wallet again');
+  });
+
+  test('safety rule 2: a funding sent before its deadline stays open past it while a mempool holds it (it may still be mined)', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const tx = await signedWalletTx(node);
+    const key = `test:${randomHex32()}:fund`;
+    await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'fund', idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs: tx.inputs, broadcastBy: new Date(Date.now() + 400) });
+    const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0 });
+    await engine.tick();
+    assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), 'sent before its deadline');
+    await new Promise((r) => setTimeout(r, 500));
+    await engine.tick();
+    const job = (await findJob(store.db, key))!;
+    assert.equal(job.status, 'submitted', 'it may still be mined');
+    await node.mine(1);
   });
 });
