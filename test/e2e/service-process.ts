@@ -249,7 +249,8 @@ export async function openServiceWorld(options: { proxied?: boolean } = {}): Pro
         assert.ok(Date.now() < end, `not all settled: ${JSON.stringify(Object.fromEntries(ids.map((id, i) => [id, statuses[i]])))}\n${service.output()}`);
       }
     },
-    mark: async () => ({ balances: await balances(), blocks: new Map(await Promise.all([eth, arb].map(async (c) => [c, await c.client.getBlockNumber()] as const))) }),
+    // From the block after the newest: what is mined already counts in the balances read now.
+    mark: async () => ({ balances: await balances(), blocks: new Map(await Promise.all([eth, arb].map(async (c) => [c, (await c.client.getBlockNumber()) + 1n] as const))) }),
     assertSettledOnce: async (mark, swaps, destinationAmount) => {
       const start = mark.balances;
       for (const c of [eth, arb]) {
