@@ -120,14 +120,14 @@ export class TxEngine<P = unknown> {
         continue;
       }
       if (job.hasTx) held.push({ job, payload });
-      else if (tooLate(job)) done.push(this.guarded(job, () => this.tooLate(job)));
+      else if (pastBroadcastDeadline(job)) done.push(this.guarded(job, () => this.refuseLate(job)));
       else fresh.push({ job, payload });
     }
     const again: Array<JobItem<P>> = [];
     await Promise.all([this.sendNew(fresh), this.followUp(held, again), ...done]);
     again.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
     if (only === 'follow-up') await Promise.all(again.map(({ job }) => this.guarded(job, () => requeueJob(this.db, job.id, this.worker))));
-    else await this.sendNew(again.filter(({ job }) => !tooLate(job)));
+    else await this.sendNew(again.filter(({ job }) => !pastBroadcastDeadline(job)));
     return jobs.length;
   }
 
@@ -229,8 +229,8 @@ export class TxEngine<P = unknown> {
       case 'seen':
         return this.submitted(job, signed.hash);
       case 'dropped':
-        if (job.cancelled || tooLate(job) || !this.driver.resignable(item.payload)) {
-          const why = job.cancelled || tooLate(job) ? ' and its broadcast deadline passed (safety rule 2)' : ': sign a new one';
+        if (job.cancelled || pastBroadcastDeadline(job) || !this.driver.resignable(item.payload)) {
+          const why = job.cancelled || pastBroadcastDeadline(job) ? ' and its broadcast deadline passed (safety rule 2)' : ': sign a new one';
           return failJob(this.db, job.id, this.worker, `${state.reason}${why}`);
         }
         this.log.warn({ chain: this.chain, job: job.id, reason: state.reason }, 'transaction dropped: signing again');
@@ -246,7 +246,7 @@ export class TxEngine<P = unknown> {
   private async pending(item: HeldItem<P>): Promise<void> {
     const { job, signed } = item;
     let current = { raw: signed.raw, hash: signed.hash };
-    if (tooLate(job) && !job.cancelled) {
+    if (pastBroadcastDeadline(job) && !job.cancelled) {
       const cancel = await this.driver.cancel?.(item);
       if (!cancel) {
         // It cannot be taken back: it lands only if it already reached the chain; it is not sent again.
@@ -282,7 +282,7 @@ export class TxEngine<P = unknown> {
   }
 
   /** Past its `broadcast_by` before anything was signed: it is never sent. */
-  private async tooLate(job: ClaimedJob): Promise<void> {
+  private async refuseLate(job: ClaimedJob): Promise<void> {
     const reason = 'not sent: its broadcast deadline passed (safety rule 2)';
     this.log.warn({ chain: this.chain, job: job.id, action: job.action }, reason);
     await failJob(this.db, job.id, this.worker, reason);
@@ -330,7 +330,7 @@ export class TxEngine<P = unknown> {
 }
 
 /** Whether the job's broadcast deadline (safety rule 2) has passed. */
-const tooLate = (job: ClaimedJob): boolean => job.broadcastBy !== null && Date.now() >= job.broadcastBy;
+export const pastBroadcastDeadline = (job: ClaimedJob): boolean => job.broadcastBy !== null && Date.now() >= job.broadcastBy;
 
 /** The lease of the engine of `signer`'s transactions on `chain`. */
 export const engineLease = (chain: string, signer: string): string => `engine:${chain}:${signer}`;

@@ -1,5 +1,5 @@
 import type { HeldItem, JobItem, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
-import { TxEngine, type EngineOptions } from '../../engine/engine.ts';
+import { pastBroadcastDeadline, TxEngine, type EngineOptions } from '../../engine/engine.ts';
 import { safeErrorText } from '../../errors.ts';
 import type { BitcoinPayload } from '../../store/bitcoin-jobs.ts';
 import { spendsOf } from '../../store/bitcoin-utxos.ts';
@@ -81,8 +81,7 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
         }
         const mined = rows.find((r) => r.spentBlockNumber !== null && r.spentTxid !== null);
         if (mined) return { state: 'landed', hash: mined.spentTxid! };
-        const pastDeadline = job.broadcastBy !== null && Date.now() >= job.broadcastBy;
-        if (pastDeadline && rows.every((r) => r.spentTxid === null) && !(await this.o.rpc.mempoolEntry(signed.hash))) {
+        if (pastBroadcastDeadline(job) && rows.every((r) => r.spentTxid === null) && !(await this.o.rpc.mempoolEntry(signed.hash))) {
           return { state: 'dropped', reason: 'it never reached a mempool' };
         }
         return { state: 'pending' };
