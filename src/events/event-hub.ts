@@ -152,7 +152,9 @@ export class EventHub {
    * `last_event_id` query parameter for clients that cannot set headers) resumes after that event.
    */
   async serveStream(request: FastifyRequest, reply: FastifyReply, scope: StreamScope, access: StreamAccess = {}): Promise<void> {
-    const lastEventId = lastEventIdOf(request);
+    // "New events" start at the log's end as the stream opens for the client, before its headers are
+    // sent: an event recorded once the client saw the stream open must reach it.
+    const lastEventId = lastEventIdOf(request) ?? ('orderId' in scope ? undefined : await latestEventId(this.db));
     if (this.streams.size >= this.maxStreams) throw new AppError('unavailable', 'too many open event streams on this instance; retry later');
     const address = access.public ? request.ip : undefined;
     if (address !== undefined && (this.publicByAddress.get(address)?.size ?? 0) >= this.maxPublicPerAddress) {
@@ -187,12 +189,6 @@ export class EventHub {
   private async sendBacklog(stream: Stream, lastEventId: string | undefined): Promise<void> {
     const scope = stream.scope;
     if (lastEventId !== undefined) stream.lastSent = BigInt(lastEventId);
-    else if (!('orderId' in scope)) {
-      // "New events" start at the log's end now, not at the hub's, which lags by a notification:
-      // without this floor an event recorded just before the stream opened would still reach it.
-      stream.lastSent = BigInt(await latestEventId(this.db));
-      return;
-    }
     let afterId = lastEventId ?? '0';
     for (;;) {
       const events = await eventsAfter(this.db, {
