@@ -56,11 +56,14 @@ export interface HeldItem<P> extends JobItem<P> {
   signed: SignedTx;
 }
 
-/** A signed transaction as a driver makes it; `nonce` where transactions are ordered (EVM) or expire (Solana's last valid height). */
+/** A signed transaction as a driver makes it. */
 export interface NewTx {
   raw: string;
   hash: string;
+  /** Its place in the account's sequence, where transactions are ordered (EVM). */
   nonce?: bigint;
+  /** The last block height at which it can land, where transactions expire so (Solana). */
+  validUntilHeight?: bigint;
 }
 
 export type SignResult = { signed: NewTx } | { refused: string };

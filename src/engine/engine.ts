@@ -11,16 +11,10 @@ import {
   requeueJob,
   type ClaimedJob,
 } from '../store/relayer-jobs.ts';
-import { clearSignedTx, confirmJob, failJob, readSignedTxs, saveSignedTx, saveSignedTxs } from '../store/signed-txs.ts';
+import { clearSignedTx, confirmJob, failJob, readSignedTxs, saveSignedTx, saveSignedTxs, type SignedTx } from '../store/signed-txs.ts';
 import type { HeldItem, JobItem, NewTx, TxDriver, TxState } from './driver.ts';
 import { engineCounters } from './metrics.ts';
-
-/** pino's logger fits this; the engine logs job ids, hashes and short errors, never payloads. */
-export interface EngineLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import { silentLog, type Log } from '../log.ts';
 
 export interface EngineOptions {
   db: Db;
@@ -38,10 +32,9 @@ export interface EngineOptions {
   bumpAfterMs?: number;
   /** Jobs claimed per pass (default 50). */
   batch?: number;
-  log?: EngineLog;
+  log?: Log;
 }
 
-const silent: EngineLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
  * The one durable transaction engine: every on-chain action of the service is a job of `relayer_jobs`,
@@ -71,7 +64,7 @@ export class TxEngine<P = unknown> {
   private readonly retryMs: number;
   private readonly maxRetryMs: number;
   private readonly bumpAfterMs: number;
-  private readonly log: EngineLog;
+  private readonly log: Log;
   private readonly chain: string;
 
   constructor(
@@ -89,7 +82,7 @@ export class TxEngine<P = unknown> {
     this.retryMs = options.retryMs ?? 5_000;
     this.maxRetryMs = Math.max(options.maxRetryMs ?? 30_000, this.retryMs);
     this.bumpAfterMs = options.bumpAfterMs ?? 30_000;
-    this.log = options.log ?? silent;
+    this.log = options.log ?? silentLog;
   }
 
   /**
@@ -148,7 +141,7 @@ export class TxEngine<P = unknown> {
         const saved = await saveSignedTxs(
           this.db,
           this.worker,
-          signed.map(({ item, tx }) => ({ jobId: item.job.id, raw: tx.raw, hash: tx.hash, nonce: tx.nonce })),
+          signed.map(({ item, tx }) => ({ ...tx, jobId: item.job.id })),
         );
         const lost = signed.findIndex(({ item }) => !saved.has(String(item.job.id)));
         const sendable = this.driver.sequenced && lost >= 0 ? signed.slice(0, lost) : signed.filter(({ item }) => saved.has(String(item.job.id)));
@@ -253,7 +246,7 @@ export class TxEngine<P = unknown> {
         this.log.warn({ chain: this.chain, job: job.id, hash: signed.hash }, 'past its broadcast deadline (safety rule 2): not sent again');
         return this.submitted(job, signed.hash);
       }
-      if (!(await saveSignedTx(this.db, job, this.worker, { ...cancel, nonce: cancel.nonce ?? signed.nonce }))) return;
+      if (!(await saveSignedTx(this.db, job, this.worker, replacing(signed, cancel)))) return;
       await markCancelled(this.db, job.id, this.worker);
       engineCounters.cancellations.inc({ chain: this.chain });
       this.log.warn({ chain: this.chain, job: job.id, hash: cancel.hash, replaces: signed.hash }, 'past its broadcast deadline (safety rule 2): cancelling');
@@ -261,7 +254,7 @@ export class TxEngine<P = unknown> {
     } else if (!job.cancelled && signed.ageMs >= this.bumpAfterMs && this.driver.bump) {
       const bumped = await this.driver.bump(item);
       if (bumped) {
-        if (!(await saveSignedTx(this.db, job, this.worker, { ...bumped, nonce: bumped.nonce ?? signed.nonce }))) return;
+        if (!(await saveSignedTx(this.db, job, this.worker, replacing(signed, bumped)))) return;
         this.log.info({ chain: this.chain, job: job.id, hash: bumped.hash, replaces: signed.hash }, 'fee bump');
         engineCounters.bumps.inc({ chain: this.chain });
         current = bumped;
@@ -350,4 +343,9 @@ export function engineWorkers<P>(engine: TxEngine<P>, intervalMs = 500): Worker[
     },
   });
   return [{ ...worker(engine.lease, 'new'), wakeOnJob: engine.wakeOnJob }, worker(`${engine.lease}:follow-up`, 'follow-up')];
+}
+
+/** A transaction that takes another's place keeps what the driver did not set anew (its nonce, its lifetime). */
+function replacing(old: SignedTx, tx: NewTx): NewTx {
+  return { ...tx, nonce: tx.nonce ?? old.nonce ?? undefined, validUntilHeight: tx.validUntilHeight ?? old.validUntilHeight ?? undefined };
 }

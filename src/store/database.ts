@@ -18,6 +18,7 @@ import * as m0012 from './migrations/0012_order_events.ts';
 import * as m0013 from './migrations/0013_webhooks.ts';
 import * as m0014 from './migrations/0014_webhook_log_retention.ts';
 import * as m0015 from './migrations/0015_engine_jobs.ts';
+import * as m0016 from './migrations/0016_signed_tx_lifetime.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_webhooks': m0013,
   '0014_webhook_log_retention': m0014,
   '0015_engine_jobs': m0015,
+  '0016_signed_tx_lifetime': m0016,
 };
 
 const TEXT_TYPES = {
@@ -189,13 +191,13 @@ async function listenPostgres(url: string, channel: string, handlers: ListenHand
   };
 }
 
-/** Applies every migration not yet applied; throws on the first failure. */
-export async function migrate(db: Db): Promise<void> {
+/** Applies every migration not yet applied (up to `target` when one is named); throws on the first failure. */
+export async function migrate(db: Db, target?: string): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(MIGRATIONS) },
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = target === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(target);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message}`, { cause: error });

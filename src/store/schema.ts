@@ -176,7 +176,15 @@ export interface RelayerJobsTable {
   attempts: WithDefault<number>;
   max_attempts: WithDefault<number>;
   tx_hash: WithDefault<string>;
+  /** The account's sequence number of the signed transaction (EVM); null where a family has none. */
   nonce: ColumnType<string | null, bigint | string | null | undefined, bigint | string | null>;
+  /** The last block height at which the signed transaction can land (Solana); null where it does not expire so. */
+  valid_until_height: ColumnType<string | null, bigint | string | null | undefined, bigint | string | null>;
+  /** The signed transaction as its chain's node takes it (EVM hex, Solana base64, Bitcoin hex); '' before signing. */
+  raw_tx: WithDefault<string>;
+  /** Every transaction id signed for the job, the current one last. */
+  tx_hashes: ColumnType<string[], string[] | undefined, string[]>;
+  signed_at: NullableTimestamp;
   last_error: WithDefault<string>;
   run_after: Timestamp;
   locked_by: string | null;

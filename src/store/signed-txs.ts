@@ -13,20 +13,31 @@ export interface SignedTx {
   raw: string;
   /** The transaction's id on its chain (EVM hash, Solana signature, Bitcoin txid). */
   hash: string;
-  /** EVM: its nonce; Solana: the last block height at which it can land; null where neither applies. */
+  /** Its account's sequence number (EVM); null where the family has none. */
   nonce: bigint | null;
+  /** The last block height at which it can land (Solana: its blockhash's); null where it does not expire so. */
+  validUntilHeight: bigint | null;
   /** Every id signed for the job, the current one last. */
   hashes: string[];
   /** Milliseconds since `raw` was signed. */
   ageMs: number;
 }
 
-type SignedRow = { id: string; raw_tx: string; tx_hash: string; nonce: string | null; tx_hashes: string[] | string; age_ms: string | number };
+/** What is written of a transaction as it is signed. */
+export interface SignedFields {
+  raw: string;
+  hash: string;
+  nonce?: bigint | null | undefined;
+  validUntilHeight?: bigint | null | undefined;
+}
+
+type SignedRow = { id: string; raw_tx: string; tx_hash: string; nonce: string | null; valid_until_height: string | null; tx_hashes: string[] | string; age_ms: string | number };
 
 const toSignedTx = (row: SignedRow): SignedTx => ({
   raw: row.raw_tx,
   hash: row.tx_hash,
   nonce: row.nonce === null ? null : BigInt(row.nonce),
+  validUntilHeight: row.valid_until_height === null ? null : BigInt(row.valid_until_height),
   hashes: parseTextArray(row.tx_hashes),
   ageMs: Number(row.age_ms),
 });
@@ -35,7 +46,7 @@ const toSignedTx = (row: SignedRow): SignedTx => ({
 export async function readSignedTxs(db: Db, jobIds: readonly string[]): Promise<Map<string, SignedTx>> {
   if (jobIds.length === 0) return new Map();
   const { rows } = await sql<SignedRow>`
-    select id::text as id, raw_tx, tx_hash, nonce, tx_hashes,
+    select id::text as id, raw_tx, tx_hash, nonce, valid_until_height, tx_hashes,
       coalesce(extract(epoch from (now() - signed_at)) * 1000, 0)::bigint as age_ms
     from relayer_jobs where id in (select unnest(${jobIds.map(String)}::bigint[])) and raw_tx <> ''
   `.execute(db);
@@ -55,10 +66,11 @@ export async function saveSignedTx(
   db: Db,
   job: RelayerJob,
   worker: string,
-  tx: { raw: string; hash: string; nonce?: bigint | null },
+  tx: SignedFields,
 ): Promise<boolean> {
   const result = await sql`
     update relayer_jobs set raw_tx = ${tx.raw}, tx_hash = ${tx.hash}, nonce = ${tx.nonce?.toString() ?? null}::bigint,
+      valid_until_height = ${tx.validUntilHeight?.toString() ?? null}::bigint,
       tx_hashes = array_append(tx_hashes, ${tx.hash}::text), signed_at = now(), updated_at = now()
     where id = ${job.id} and locked_by = ${worker}
   `.execute(db);
@@ -72,14 +84,16 @@ export async function saveSignedTx(
 export async function saveSignedTxs(
   db: Db,
   worker: string,
-  txs: ReadonlyArray<{ jobId: string; raw: string; hash: string; nonce?: bigint | undefined }>,
+  txs: ReadonlyArray<SignedFields & { jobId: string }>,
 ): Promise<Set<string>> {
   if (txs.length === 0) return new Set();
-  const values = sql.join(txs.map((t) => sql`(${t.jobId}::bigint, ${t.raw}::text, ${t.hash}::text, ${t.nonce?.toString() ?? null}::bigint)`));
+  const values = sql.join(
+    txs.map((t) => sql`(${t.jobId}::bigint, ${t.raw}::text, ${t.hash}::text, ${t.nonce?.toString() ?? null}::bigint, ${t.validUntilHeight?.toString() ?? null}::bigint)`),
+  );
   const { rows } = await sql<{ id: string }>`
-    update relayer_jobs j set raw_tx = v.raw, tx_hash = v.hash, nonce = v.nonce,
+    update relayer_jobs j set raw_tx = v.raw, tx_hash = v.hash, nonce = v.nonce, valid_until_height = v.height,
       tx_hashes = array_append(j.tx_hashes, v.hash), signed_at = now(), updated_at = now()
-    from (values ${values}) as v(id, raw, hash, nonce)
+    from (values ${values}) as v(id, raw, hash, nonce, height)
     where j.id = v.id and j.locked_by = ${worker}
     returning j.id::text as id
   `.execute(db);
@@ -92,7 +106,7 @@ export async function saveSignedTxs(
  */
 export async function clearSignedTx(db: Db, jobId: string, worker: string): Promise<void> {
   await sql`
-    update relayer_jobs set raw_tx = '', nonce = null, signed_at = null, updated_at = now()
+    update relayer_jobs set raw_tx = '', nonce = null, valid_until_height = null, signed_at = null, updated_at = now()
     where id = ${jobId} and locked_by = ${worker}
   `.execute(db);
 }
@@ -140,7 +154,7 @@ export async function nextUnusedNonce(db: Db, chain: string, signer: JobSigner =
  */
 export async function requeueFailedJob(db: Db, idempotencyKey: string, broadcastBy?: Date): Promise<boolean> {
   const result = await sql`
-    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, signed_at = null, deferrals = 0,
+    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, valid_until_height = null, signed_at = null, deferrals = 0,
       broadcast_by = coalesce(${broadcastBy ?? null}::timestamptz, broadcast_by), cancelled_at = null, run_after = now(), updated_at = now()
     where idempotency_key = ${idempotencyKey} and status = 'failed'
   `.execute(db);
@@ -153,7 +167,7 @@ export async function requeueFailedJob(db: Db, idempotencyKey: string, broadcast
  */
 export async function requeueFailedJobWith(db: Db, idempotencyKey: string, payload: unknown): Promise<boolean> {
   const result = await sql`
-    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, signed_at = null,
+    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, valid_until_height = null, signed_at = null,
       payload = ${JSON.stringify(payload)}::jsonb, last_error = '', run_after = now(), updated_at = now()
     where idempotency_key = ${idempotencyKey} and status = 'failed'
   `.execute(db);

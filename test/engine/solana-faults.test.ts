@@ -113,7 +113,7 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
     // As if a worker signed and stored it, then died before the node got it.
     const [claimed] = await claimJobs(store.db, { chain: CHAIN, signer: 'solver', worker: 'crashed', leaseMs: 60_000, limit: 1 });
     const { wire, signature, lastValidBlockHeight } = await signedTransaction(net.rpc, payer, await solanaJobInstructions(payload, payer));
-    assert.ok(await saveSignedTx(store.db, claimed!, 'crashed', { raw: wire, hash: signature, nonce: lastValidBlockHeight }));
+    assert.ok(await saveSignedTx(store.db, claimed!, 'crashed', { raw: wire, hash: signature, validUntilHeight: lastValidBlockHeight }));
     await markSubmitted(store.db, claimed!.id, { worker: 'crashed', txHash: signature, recheckMs: 0 });
     await pause(600);
     await engine.tick(); // past the deadline: not sent

@@ -40,7 +40,7 @@ type Lifetime = Readonly<{ blockhash: Blockhash; lastValidBlockHeight: bigint }>
  * in flight are looked at with one getSignatureStatuses call. A transaction is signed afresh only once
  * its blockhash has expired unseen, when it can no longer land; one the client signed (a gasless
  * initiate) cannot be, and fails then. AlreadyProcessed is a send of a transaction the chain has run.
- * The stored `nonce` of a job is the last block height at which its transaction can land. Nothing
+ * A signed transaction's `validUntilHeight` is the last block height at which it can land. Nothing
  * cancels a Solana transaction, but an unsent one past its deadline is never sent, and a sent one
  * expires with its blockhash.
  */
@@ -81,7 +81,7 @@ export class SolanaDriver implements TxDriver<SolanaJobPayload> {
     if (payload.kind === 'client-signed') {
       // The client signed it with the blockhash it holds; the driver only adds the fee payer's signature.
       const transaction = await partiallySignTransaction([payer.keyPair], getTransactionDecoder().decode(Buffer.from(payload.tx, 'base64')));
-      return { raw: getBase64EncodedWireTransaction(transaction), hash: getSignatureFromTransaction(transaction), nonce: BigInt(payload.lastValidBlockHeight) };
+      return { raw: getBase64EncodedWireTransaction(transaction), hash: getSignatureFromTransaction(transaction), validUntilHeight: BigInt(payload.lastValidBlockHeight) };
     }
     const instructions = await this.o.instructions(payload, payer);
     const message = pipe(
@@ -91,7 +91,7 @@ export class SolanaDriver implements TxDriver<SolanaJobPayload> {
       (m) => appendTransactionMessageInstructions(instructions, m),
     );
     const transaction = await signTransactionMessageWithSigners(message);
-    return { raw: getBase64EncodedWireTransaction(transaction), hash: getSignatureFromTransaction(transaction), nonce: lifetime.lastValidBlockHeight };
+    return { raw: getBase64EncodedWireTransaction(transaction), hash: getSignatureFromTransaction(transaction), validUntilHeight: lifetime.lastValidBlockHeight };
   }
 
   async broadcast(tx: { raw: string }): Promise<SendResult> {
@@ -120,7 +120,7 @@ export class SolanaDriver implements TxDriver<SolanaJobPayload> {
       }
       // Processed in a slot not yet confirmed: it is in, and may still be dropped with its fork.
       if (status) return { state: 'seen' };
-      if (signed.nonce !== null && height > signed.nonce) return { state: 'dropped', reason: 'the signed transaction expired (its blockhash is too old) before it landed' };
+      if (signed.validUntilHeight !== null && height > signed.validUntilHeight) return { state: 'dropped', reason: 'the signed transaction expired (its blockhash is too old) before it landed' };
       // Nodes drop transactions they cannot place at once: the same bytes again, until it lands or expires.
       return { state: 'pending' };
     });

@@ -99,7 +99,7 @@ describeEachStore('Solana sender and watcher', (kind) => {
       (m) => appendTransactionMessageInstructions([], m),
     );
     const lost = await signTransactionMessageWithSigners(appendTransactionMessageInstructions(await solanaJobInstructions(payload, payer), message));
-    assert.ok(await saveSignedTx(store.db, claimed!, 'crashed', { raw: getBase64EncodedWireTransaction(lost), hash: getSignatureFromTransaction(lost), nonce: lifetime.lastValidBlockHeight }));
+    assert.ok(await saveSignedTx(store.db, claimed!, 'crashed', { raw: getBase64EncodedWireTransaction(lost), hash: getSignatureFromTransaction(lost), validUntilHeight: lifetime.lastValidBlockHeight }));
     await markSubmitted(store.db, claimed!.id, { worker: 'crashed', txHash: getSignatureFromTransaction(lost), recheckMs: 0 });
     // Past its last valid block height even at `confirmed`, one slot behind.
     net.chain.advanceSlots(152);
