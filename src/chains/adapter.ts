@@ -9,6 +9,7 @@ import type { OrderRecord } from '../store/orders.ts';
 import type { RelayerJob } from '../store/relayer-jobs.ts';
 import type { FamilyHtlc, SigningOptions } from './family.ts';
 import type { Asset, Chain, Registry } from './registry.ts';
+import type { ParentLog } from '../log.ts';
 
 /**
  * Everything that is specific to one chain family, in `src/chains/<family>/adapter.ts`. The generic
@@ -76,18 +77,11 @@ export interface ChainContext {
   secrets: SecretBox;
   /** Names this instance in leases and job locks. */
   instance: string;
-  log: ChainLog;
+  log: ParentLog;
   /** The relayer's key: it signs and pays for the gasless actions on this chain. */
   relayerKey?: Hex;
   /** The solver's key, when this instance acts for the solver whose party on this chain it is. */
   solverKey?: Hex;
-}
-
-export interface ChainLog {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-  child(bindings: Record<string, unknown>): ChainLog;
 }
 
 /** One chain, worked: its workers, the solver's operations there, the clients' actions, balances. */

@@ -19,12 +19,7 @@ import {
   ordersToRefundSourceForClient,
   secretCiphertext,
 } from '../store/solver-queries.ts';
-
-export interface SolverLog {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+import { silentLog, type Log } from '../log.ts';
 
 export interface SolverOptions {
   /** Rule 2's margin: the source must have more than destination timelock + this left, in seconds (default 300). */
@@ -43,7 +38,7 @@ export interface SolverOptions {
    * consented to in advance go through them. Without it, stored consents are not used.
    */
   clientActions?: (chainKey: string) => ClientActions | undefined;
-  log?: SolverLog;
+  log?: Log;
 }
 
 /** What one pass did, by step (transactions sent or records written). */
@@ -94,7 +89,6 @@ export interface SolverChain {
   refundSourceForClient?(order: OrderRecord): Promise<boolean>;
 }
 
-const silent: SolverLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
  * The solver: funds destinations (DESIGN.md safety rules 1, 2, 5), redeems destinations for clients
@@ -107,7 +101,7 @@ export class Solver {
   private readonly marginMs: bigint;
   private readonly batch: number;
   private readonly concurrency: number;
-  private readonly log: SolverLog;
+  private readonly log: Log;
   private readonly fullPassMs: number;
   private readonly clientActions: ((chainKey: string) => ClientActions | undefined) | undefined;
   private touched = new Set<string>();
@@ -125,7 +119,7 @@ export class Solver {
     this.batch = options.batch ?? 200;
     this.concurrency = options.concurrency ?? 64;
     this.fullPassMs = options.fullPassMs ?? 1_000;
-    this.log = options.log ?? silent;
+    this.log = options.log ?? silentLog;
     this.clientActions = options.clientActions;
   }
 

@@ -18,11 +18,7 @@ import {
 import { VERSION } from '../version.ts';
 import { privateHostProblem, publicOnlyLookup } from './addresses.ts';
 import { ATTEMPT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from './signature.ts';
-
-export interface WebhookLog {
-  warn(details: object, message: string): void;
-  error(details: object, message: string): void;
-}
+import { silentLog, type Log } from '../log.ts';
 
 export interface WebhookWorkerOptions {
   db: Db;
@@ -51,10 +47,9 @@ export interface WebhookWorkerOptions {
   keepDeliveriesMs?: number;
   /** How often ended deliveries past `keepDeliveriesMs` are deleted (default hourly, and at start). */
   pruneEveryMs?: number;
-  log?: WebhookLog;
+  log?: Log;
 }
 
-const SILENT: WebhookLog = { warn: () => undefined, error: () => undefined };
 
 /** The delay before attempt `attempt + 1`: `first * 2^(attempt-1)`, at most `max`, times 0.8 to 1.2. */
 export function retryDelayMs(attempt: number, firstMs: number, maxMs: number, random: () => number = Math.random): number {
@@ -79,7 +74,7 @@ export class WebhookDeliveryWorker {
   private readonly maxRetryMs: number;
   private readonly giveUpMs: number;
   private readonly disableAfterMs: number;
-  private readonly log: WebhookLog;
+  private readonly log: Log;
   private readonly allowPrivateAddresses: boolean;
   private readonly stopping = new AbortController();
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -101,7 +96,7 @@ export class WebhookDeliveryWorker {
     this.maxRetryMs = options.maxRetryMs ?? 3_600_000;
     this.giveUpMs = options.giveUpMs ?? 86_400_000;
     this.disableAfterMs = options.disableAfterMs ?? 86_400_000;
-    this.log = options.log ?? SILENT;
+    this.log = options.log ?? silentLog;
     this.allowPrivateAddresses = options.allowPrivateAddresses ?? false;
     this.poll = setInterval(() => this.wake(), options.pollMs ?? 1_000);
     this.poll.unref();

@@ -1,6 +1,5 @@
 import { broadcastBitcoinTx } from './broadcaster.ts';
 import { bitcoinJobTx, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from '../../store/bitcoin-jobs.ts';
-import type { EngineLog } from '../../engine/engine.ts';
 import { bumpsOf, replaceBitcoinTx, unsettledBitcoinJobs, type BitcoinJobRow } from '../../store/bitcoin-jobs.ts';
 import { utxosOf } from '../../store/bitcoin-utxos.ts';
 import type { Db } from '../../store/database.ts';
@@ -8,6 +7,7 @@ import { buildCpfpTx } from './cpfp.ts';
 import { relaysReplacements } from './rbf.ts';
 import { BitcoinRpcError, type BitcoinRpc, type MempoolEntry } from './rpc.ts';
 import { walletAddress } from './wallet-tx.ts';
+import type { Log } from '../../log.ts';
 
 export interface FeeBumpOptions {
   db: Db;
@@ -25,7 +25,7 @@ export interface FeeBumpOptions {
   maxFeeRate?: bigint;
   /** Whether the node relays BIP125 replacements (default: what the network's node software does). */
   replaceByFee?: boolean;
-  log?: EngineLog;
+  log?: Log;
 }
 
 /** Litecoin Core's default limit of unmined ancestors (itself included) of a mempool transaction: a child past it is refused. */
