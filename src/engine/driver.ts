@@ -41,8 +41,11 @@ export interface TxDriver<P> {
   states(items: ReadonlyArray<HeldItem<P>>): Promise<TxState[]>;
   /** Whether a job whose transaction can no longer land may be signed afresh (not a client's own signed transaction). */
   resignable(payload: P): boolean;
-  /** A replacement with higher fees of a transaction not mined in time; undefined when none may be made (a fee cap). */
-  bump?(item: HeldItem<P>): Promise<NewTx | undefined>;
+  /**
+   * What to do about a transaction not landed `bumpAfterMs` after it was signed; undefined when it is
+   * not stuck (yet), by the family's own measure (a Bitcoin-family driver counts blocks).
+   */
+  bump?(item: HeldItem<P>): Promise<Bump | undefined>;
   /** A transaction that takes the place of one that must no longer land (safety rule 2), where the family allows one. */
   cancel?(item: HeldItem<P>): Promise<NewTx | undefined>;
 }
@@ -65,6 +68,15 @@ export interface NewTx {
   /** The last block height at which it can land, where transactions expire so (Solana). */
   validUntilHeight?: bigint;
 }
+
+/** A driver's answer to a transaction not landed in time. */
+export type Bump =
+  /** The job's transaction again with higher fees: the engine stores it and sends it in its place. */
+  | { replacement: NewTx }
+  /** A transaction of its own that pays for this one (CPFP), written as a job of its own and sent. */
+  | { child: string }
+  /** It needs one, but none may be made (a fee cap, no rounds left): it waits as it is. */
+  | { none: string };
 
 export type SignResult = { signed: NewTx } | { refused: string };
 

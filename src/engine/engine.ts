@@ -66,6 +66,8 @@ export class TxEngine<P = unknown> {
   private readonly bumpAfterMs: number;
   private readonly log: Log;
   private readonly chain: string;
+  /** Jobs already reported as needing a bump none may make, so the log says it once. */
+  private readonly unbumpable = new Set<string>();
 
   constructor(
     readonly driver: TxDriver<P>,
@@ -239,6 +241,7 @@ export class TxEngine<P = unknown> {
   private async pending(item: HeldItem<P>): Promise<void> {
     const { job, signed } = item;
     let current = { raw: signed.raw, hash: signed.hash };
+    let cancelling = false;
     if (pastBroadcastDeadline(job) && !job.cancelled) {
       const cancel = await this.driver.cancel?.(item);
       if (!cancel) {
@@ -251,24 +254,35 @@ export class TxEngine<P = unknown> {
       engineCounters.cancellations.inc({ chain: this.chain });
       this.log.warn({ chain: this.chain, job: job.id, hash: cancel.hash, replaces: signed.hash }, 'past its broadcast deadline (safety rule 2): cancelling');
       current = cancel;
+      cancelling = true;
     } else if (!job.cancelled && signed.ageMs >= this.bumpAfterMs && this.driver.bump) {
-      const bumped = await this.driver.bump(item);
-      if (bumped) {
-        if (!(await saveSignedTx(this.db, job, this.worker, replacing(signed, bumped)))) return;
-        this.log.info({ chain: this.chain, job: job.id, hash: bumped.hash, replaces: signed.hash }, 'fee bump');
+      const bump = await this.driver.bump(item);
+      if (bump && 'replacement' in bump) {
+        if (!(await saveSignedTx(this.db, job, this.worker, replacing(signed, bump.replacement)))) return;
+        this.log.info({ chain: this.chain, job: job.id, hash: bump.replacement.hash, replaces: signed.hash }, 'fee bump');
         engineCounters.bumps.inc({ chain: this.chain });
-        current = bumped;
-      } else {
-        this.log.warn({ chain: this.chain, job: job.id, hash: signed.hash }, 'not landed, and no bump may be made (fee cap): waiting');
+        current = bump.replacement;
+      } else if (bump && 'child' in bump) {
+        this.log.info({ chain: this.chain, job: job.id, hash: signed.hash, child: bump.child }, 'fee bump by a child transaction');
+        engineCounters.bumps.inc({ chain: this.chain });
+      } else if (bump && !this.unbumpable.has(job.id)) {
+        this.unbumpable.add(job.id);
+        this.log.warn({ chain: this.chain, job: job.id, hash: signed.hash, reason: bump.none }, 'not landed, and no bump may be made: waiting');
       }
     }
     // Whatever the node says, the transaction stays: all of a job's transactions are alternatives of
     // which at most one lands, and the next pass looks again.
     const sent = await this.driver.broadcast(current);
     if (sent.outcome !== 'refused') return this.submitted(job, current.hash);
-    if (!this.driver.resendRefusalIsFinal) {
-      this.log.warn({ chain: this.chain, job: job.id, error: sent.reason }, 'resend refused');
-      return this.submitted(job, current.hash);
+    const replaced = current.hash !== signed.hash;
+    if (replaced || job.cancelled || !this.driver.resendRefusalIsFinal) {
+      // A bump, a cancellation, or a resend the node's refusal is not the last word on (EVM): what was
+      // sent before may still land, so no attempt is counted. A refused bump gives its place back; a
+      // cancellation stays (past the deadline, whichever of the two lands settles the job).
+      this.log.warn({ chain: this.chain, job: job.id, hash: current.hash, ...(replaced ? { replaces: signed.hash } : {}), error: sent.reason }, 'refused; what was sent before may still land');
+      const giveBack = replaced && !cancelling;
+      if (giveBack && !(await saveSignedTx(this.db, job, this.worker, signed))) return;
+      return this.submitted(job, giveBack ? signed.hash : current.hash);
     }
     if (this.driver.resignable(item.payload)) await clearSignedTx(this.db, job.id, this.worker);
     return this.attemptFailed(job, `broadcast refused: ${sent.reason}`);

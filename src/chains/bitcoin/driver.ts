@@ -1,4 +1,5 @@
-import type { HeldItem, JobItem, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
+import type { Bump, HeldItem, JobItem, NewTx, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
+import type { BitcoinFeeBumper } from './fee-bump.ts';
 import { pastBroadcastDeadline, TxEngine, type EngineOptions } from '../../engine/engine.ts';
 import { safeErrorText } from '../../errors.ts';
 import type { BitcoinPayload } from '../../store/bitcoin-jobs.ts';
@@ -12,6 +13,10 @@ export interface BitcoinDriverOptions {
   /** Registry chain key, the queue's `chain`. */
   chain: string;
   rpc: BitcoinRpc;
+  /** Takes back a funding not mined by its broadcast deadline (the solver's wallet signs it), where the chain allows. */
+  cancelFunding?: (payload: BitcoinPayload, signed: { raw: string; hash: string }) => Promise<NewTx | undefined>;
+  /** Bumps stuck transactions from the solver's wallet (CPFP) or by their replacements (RBF). */
+  bumper?: BitcoinFeeBumper;
 }
 
 const TXID = /^[0-9a-f]{64}$/;
@@ -33,7 +38,9 @@ export function parseBitcoinPayload(value: unknown): BitcoinPayload {
  * driver signs nothing; it broadcasts, and tells what became of a transaction from what the watcher
  * recorded of its inputs: mined when one of the job's transactions spent them in a block, failed when
  * another did. A node that says "not final yet" (a refund before its CSV) is waited for like one out of
- * reach. Fee bumps (CPFP, RBF) are the `BitcoinFeeBumper`'s.
+ * reach. A funding still in a mempool past its broadcast deadline is taken back by a replacement where
+ * the chain's nodes relay one (`cancelFunding`). The `BitcoinFeeBumper` makes its fee bumps (CPFP, RBF),
+ * which the engine asks for on every pass (`bumpAfterMs` 0): it counts blocks, not seconds.
  */
 export class BitcoinDriver implements TxDriver<BitcoinPayload> {
   readonly chain: string;
@@ -49,6 +56,16 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
   unreachable = (err: unknown): boolean => !refusedByNode(err);
   describe = safeErrorText;
   resignable = (): boolean => false;
+
+  /** A stuck transaction's bump, by the family's measure (blocks in the mempool, the fee estimate). */
+  async bump(item: HeldItem<BitcoinPayload>): Promise<Bump | undefined> {
+    return this.o.bumper?.bump(item);
+  }
+
+  /** A funding past its deadline, still in a mempool: its inputs back to the wallet by a replacement (safety rule 2). */
+  async cancel(item: HeldItem<BitcoinPayload>): Promise<NewTx | undefined> {
+    return this.o.cancelFunding?.(item.payload, item.signed);
+  }
 
   async *sign(items: ReadonlyArray<JobItem<BitcoinPayload>>): AsyncIterable<Array<JobItem<BitcoinPayload> & SignResult>> {
     // Written signed: a job without its transaction was written by something else.
@@ -70,6 +87,7 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
    * which fails the job and frees its inputs for the wallet.
    */
   async states(items: ReadonlyArray<HeldItem<BitcoinPayload>>): Promise<TxState[]> {
+    this.o.bumper?.startPass();
     return Promise.all(
       items.map(async ({ job, payload, signed }): Promise<TxState> => {
         if (payload.inputs.length === 0) return { state: 'pending' };
@@ -92,5 +110,5 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
 
 /** The engine of one Bitcoin-family chain (by default a recheck every 2 s, a refused attempt waits 5 s). */
 export function bitcoinEngine(options: BitcoinDriverOptions & EngineOptions): TxEngine<BitcoinPayload> {
-  return new TxEngine(new BitcoinDriver(options), options);
+  return new TxEngine(new BitcoinDriver(options), { bumpAfterMs: 0, ...options });
 }

@@ -61,6 +61,8 @@ export interface MempoolEntry {
   ancestorVsize: number;
   /** Modified fees of itself and its unmined ancestors. */
   ancestorFee: bigint;
+  /** Its unmined descendants, itself counted. */
+  descendantCount: number;
 }
 
 interface RawMempoolEntry {
@@ -68,6 +70,7 @@ interface RawMempoolEntry {
   vsize: number;
   ancestorcount: number;
   ancestorsize: number;
+  descendantcount: number;
   fees: { base: number; modified: number; ancestor: number };
 }
 
@@ -146,6 +149,7 @@ export class BitcoinRpc {
       ancestorCount: entry.ancestorcount,
       ancestorVsize: entry.ancestorsize,
       ancestorFee: sats(entry.fees.ancestor),
+      descendantCount: entry.descendantcount,
     };
   }
 

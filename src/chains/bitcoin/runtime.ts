@@ -3,6 +3,7 @@ import { confirmedBalance } from '../../store/bitcoin-utxos.ts';
 import type { ChainContext, ChainRuntime } from '../adapter.ts';
 import { engineWorkers } from '../../engine/engine.ts';
 import { bitcoinEngine } from './driver.ts';
+import type { BitcoinPayload } from '../../store/bitcoin-jobs.ts';
 import { BitcoinActions } from './client-actions.ts';
 import { bitcoinRpcFor } from './rpc.ts';
 import { BitcoinSolverChain } from './solver-chain.ts';
@@ -17,18 +18,25 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
   const { chain, access, db } = ctx;
   const rpc = bitcoinRpcFor({ url: access.rpc_url, cookieFile: access.rpc_cookie_file });
   const solverKey = ctx.solverKey && hexToBytes(ctx.solverKey.slice(2));
-  const solver = solverKey && new BitcoinSolverChain(chain, db, rpc, solverKey, ctx.secrets);
+  const bump = access.fee_bump ?? {};
+  const solver = solverKey && new BitcoinSolverChain(chain, db, rpc, solverKey, ctx.secrets, bump.replace_by_fee);
   const watcher = new BitcoinWatcher(db, chain, rpc, { walletAddresses: solver ? [solver.wallet] : [] });
   const log = ctx.log.child({ chain: chain.key, worker: 'relayer' });
-  const engine = bitcoinEngine({ db, chain: chain.key, rpc, worker: ctx.instance, log });
-  // Stuck transactions are bumped from the solver's wallet, by one instance at a time.
-  const bump = access.fee_bump ?? {};
+  // Stuck transactions are bumped from the solver's wallet, or by the replacements signed with them.
   const bumper = solver?.feeBumper({
-    log,
     ...(bump.after_blocks !== undefined ? { afterBlocks: bump.after_blocks } : {}),
     ...(bump.rounds !== undefined ? { maxRounds: bump.rounds } : {}),
     ...(bump.max_fee_rate !== undefined ? { maxFeeRate: BigInt(bump.max_fee_rate) } : {}),
     ...(bump.replace_by_fee !== undefined ? { replaceByFee: bump.replace_by_fee } : {}),
+  });
+  const engine = bitcoinEngine({
+    db,
+    chain: chain.key,
+    rpc,
+    worker: ctx.instance,
+    log,
+    ...(bumper ? { bumper } : {}),
+    ...(solver ? { cancelFunding: (payload: BitcoinPayload, signed: { raw: string; hash: string }) => solver.cancelFunding(payload, signed) } : {}),
   });
   return {
     workers: [
@@ -42,7 +50,6 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
         },
       },
       ...engineWorkers(engine, 1_000),
-      ...(bumper ? [{ lease: `fee-bump:${chain.key}`, intervalMs: 1_000, tick: async () => void (await bumper.tick()) }] : []),
     ],
     ...(solver ? { solver } : {}),
     clientActions: new BitcoinActions(db, ctx.registry, {

@@ -8,13 +8,14 @@ import type { Chain } from '../registry.ts';
 import type { SecretBox } from '../../orders/secret-box.ts';
 import { openServiceKey } from '../../orders/service-key.ts';
 import { broadcastBitcoinTx } from './broadcaster.ts';
-import { bitcoinJobTx, enqueueBitcoinTx, withWalletLock } from '../../store/bitcoin-jobs.ts';
+import { bitcoinJobTx, enqueueBitcoinTx, withWalletLock, type BitcoinPayload } from '../../store/bitcoin-jobs.ts';
 import { utxosOf } from '../../store/bitcoin-utxos.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord } from '../../store/orders.ts';
 import type { SolverChain, SourceCheck } from '../../solver/solver.ts';
 import { BitcoinFeeBumper, type FeeBumpOptions } from './fee-bump.ts';
-import { feeLadder, type TxVersion } from './rbf.ts';
+import { buildCancelTx, feeLadder, RBF_SEQUENCE, relaysReplacements, signalsReplacement, type TxVersion } from './rbf.ts';
+import type { NewTx } from '../../engine/driver.ts';
 import { fitsUnderLimits, MEMPOOL_CHAIN_LIMIT, walletCoins } from './wallet-coins.ts';
 
 /** How many spendable outputs the solver keeps its wallet spread over (the change is split below it). */
@@ -37,6 +38,8 @@ export class BitcoinSolverChain implements SolverChain {
     private readonly rpc: BitcoinRpc,
     private readonly key: Uint8Array,
     private readonly secrets: SecretBox,
+    /** Whether the chain's nodes relay BIP125 replacements (default: what the network's node software does). */
+    private readonly replaceByFee = relaysReplacements(chain.network),
   ) {
     if (chain.family !== 'bitcoin') throw new Error(`${chain.key} is not a Bitcoin-family chain`);
     this.xOnly = xOnlyPublicKeyOf(key);
@@ -44,7 +47,7 @@ export class BitcoinSolverChain implements SolverChain {
   }
 
   /** The bumper of the chain's stuck transactions, paying from this wallet (CPFP from its outputs). */
-  feeBumper(options: Pick<FeeBumpOptions, 'afterBlocks' | 'maxRounds' | 'maxFeeRate' | 'replaceByFee' | 'log'> = {}): BitcoinFeeBumper {
+  feeBumper(options: Pick<FeeBumpOptions, 'afterBlocks' | 'maxRounds' | 'maxFeeRate' | 'replaceByFee'> = {}): BitcoinFeeBumper {
     return new BitcoinFeeBumper({ ...options, db: this.db, chain: this.chain.key, network: this.chain.network, rpc: this.rpc, walletKey: this.key });
   }
 
@@ -95,6 +98,8 @@ export class BitcoinSolverChain implements SolverChain {
           feeRate,
           changeAddress: this.wallet,
           ...(splitChange ? { splitChange } : {}),
+          // Replaceable where nodes relay replacements, so it can be taken back past its deadline.
+          ...(this.replaceByFee ? { sequence: RBF_SEQUENCE } : {}),
         });
       let built = build();
       // Few spendable outputs left: the change is split so that the next fundings, in this block
@@ -119,6 +124,30 @@ export class BitcoinSolverChain implements SolverChain {
     if (Date.now() >= fundBy.getTime()) return;
     for (const raw of picked.parents) await broadcastBitcoinTx(this.rpc, raw).catch(() => undefined);
     await broadcastBitcoinTx(this.rpc, picked.tx.hex);
+  }
+
+  /**
+   * A transaction that takes the place of a funding not mined by its broadcast deadline (safety rule
+   * 2): its inputs back to the wallet (`buildCancelTx`). None where the nodes relay no replacements,
+   * the funding does not signal one, it is not in the mempool (the engine then waits for it to be
+   * mined or dropped), or it has unmined descendants, which a replacement would evict with it.
+   */
+  async cancelFunding(payload: BitcoinPayload, signed: { raw: string; hash: string }): Promise<NewTx | undefined> {
+    if (!this.replaceByFee || !signalsReplacement(signed.raw)) return undefined;
+    const entry = await this.rpc.mempoolEntry(signed.hash);
+    if (!entry || entry.descendantCount > 1) return undefined;
+    const coins = await utxosOf(this.db, this.chain.key, this.wallet);
+    const inputs = payload.inputs.map((i) => coins.find((c) => c.txid === i.txid && c.vout === i.vout));
+    if (inputs.some((c) => c === undefined)) return undefined;
+    const tx = buildCancelTx({
+      privateKey: this.key,
+      network: this.chain.network,
+      inputs: inputs.map((c) => ({ txid: c!.txid, vout: c!.vout, value: c!.value })),
+      replacedFee: entry.fee,
+      extraRate: await this.rpc.feeRate(),
+      to: this.wallet,
+    });
+    return tx && { raw: tx.hex, hash: tx.txid };
   }
 
   async redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean> {

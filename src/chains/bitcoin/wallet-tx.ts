@@ -117,13 +117,14 @@ export function keyPathAddress(xOnly: Uint8Array, network: string): string {
   return address;
 }
 
-/** A key-path spend of a UTXO of the wallet key (SIGHASH_DEFAULT, final sequence). */
-export function walletInput(utxo: Utxo, privateKey: Uint8Array, network: string): TxInput {
+/** A key-path spend of a UTXO of the wallet key (SIGHASH_DEFAULT; final sequence unless one is given). */
+export function walletInput(utxo: Utxo, privateKey: Uint8Array, network: string, sequence?: number): TxInput {
   const { script } = walletPayment(privateKey, network);
   const tweaked = taprootTweakPrivKey(privateKey);
   return {
     txid: utxo.txid,
     vout: utxo.vout,
+    ...(sequence !== undefined ? { sequence } : {}),
     prevout: { script, amount: utxo.value },
     witness: (sign) => [sign(tweaked, SigHash.DEFAULT)],
   };
@@ -235,6 +236,8 @@ export interface WalletTxParams {
    * so that later spends need not chain on one unconfirmed output. One change output by default.
    */
   splitChange?: { outputs: number; min: bigint };
+  /** nSequence of every input (RBF_SEQUENCE to signal BIP125 replaceability); final when absent. */
+  sequence?: number;
 }
 
 export interface WalletTx extends SignedTx {
@@ -285,7 +288,7 @@ export function buildWalletTx(params: WalletTxParams): WalletTx {
     total += utxo.value;
     if (total <= to.amount) continue;
     const chosen = sorted.slice(0, index + 1);
-    const inputs = chosen.map((utxo) => walletInput(utxo, privateKey, network));
+    const inputs = chosen.map((utxo) => walletInput(utxo, privateKey, network, params.sequence));
     const settled = settleChange(total - to.amount, feeRate, changeScript, network, (change, draft) =>
       buildTx(inputs, change === undefined ? [target] : [target, ...changePieces(change, split).map((amount) => ({ script: changeScript, amount }))], draft),
     );

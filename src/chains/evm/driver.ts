@@ -11,7 +11,7 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { HeldItem, JobItem, NewTx, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
+import type { Bump, HeldItem, JobItem, NewTx, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
 import { TxEngine, type EngineOptions } from '../../engine/engine.ts';
 import type { Db } from '../../store/database.ts';
 import type { JobSigner } from '../../store/schema.ts';
@@ -139,11 +139,11 @@ export class EvmDriver implements TxDriver<JobPayload> {
   }
 
   /** The same call, nonce and gas with fees raised by at least 12.5 % (what nodes require to replace); none past the fee cap. */
-  async bump(item: HeldItem<JobPayload>): Promise<NewTx | undefined> {
+  async bump(item: HeldItem<JobPayload>): Promise<Bump> {
     const old = parseTransaction(item.signed.raw as Hex);
     const fees = await this.raisedFees(old);
-    if (this.o.maxFeePerGas !== undefined && fees.maxFeePerGas > this.o.maxFeePerGas) return undefined;
-    return this.signCall(jobCall(item.payload), { nonce: item.signed.nonce!, gas: old.gas ?? 500_000n, ...fees });
+    if (this.o.maxFeePerGas !== undefined && fees.maxFeePerGas > this.o.maxFeePerGas) return { none: `the fee cap (${this.o.maxFeePerGas} wei per gas)` };
+    return { replacement: await this.signCall(jobCall(item.payload), { nonce: item.signed.nonce!, gas: old.gas ?? 500_000n, ...fees }) };
   }
 
   /**

@@ -7,6 +7,8 @@ import { BitcoinRpc } from '../../../src/chains/bitcoin/rpc.ts';
 import { freePort } from '../../../src/devnet/free-port.ts';
 import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
+import { BitcoinFeeBumper } from '../../../src/chains/bitcoin/fee-bump.ts';
+import { schnorr } from '@noble/curves/secp256k1.js';
 import { enqueueBitcoinTx, outpointKey, reservedOutpoints } from '../../../src/store/bitcoin-jobs.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { findJob } from '../../../src/store/relayer-jobs.ts';
@@ -22,15 +24,25 @@ before(async () => {
 });
 after(() => node?.stop());
 
-/** A transaction of the node's wallet, signed and not broadcast: its hex, txid and inputs. */
-async function signedWalletTx(n: LitecoinNode) {
+/**
+ * A transaction of the node's wallet, signed and not broadcast: its hex, txid and inputs; with
+ * `replacementFees`, also replacements of it (BIP125-signalling) paying those fees, in coins.
+ */
+async function signedWalletTx(n: LitecoinNode, replacementFees: number[] = []) {
   const [coin] = await n.rpc.call<Array<{ txid: string; vout: number; amount: number }>>('listunspent', [1]);
   assert.ok(coin, 'the node wallet has a mature coin');
   const to = await n.rpc.call<string>('getnewaddress', ['', 'bech32']);
-  const unsigned = await n.rpc.call<string>('createrawtransaction', [[{ txid: coin.txid, vout: coin.vout }], { [to]: Number((coin.amount - 0.001).toFixed(8)) }]);
-  const { hex } = await n.rpc.call<{ hex: string }>('signrawtransactionwithwallet', [unsigned]);
-  const { txid } = await n.rpc.call<{ txid: string }>('decoderawtransaction', [hex]);
-  return { hex, txid, inputs: [{ txid: coin.txid, vout: coin.vout }] };
+  const sign = async (fee: number) => {
+    const outputs = { [to]: Number((coin.amount - fee).toFixed(8)) };
+    const unsigned = await n.rpc.call<string>('createrawtransaction', [[{ txid: coin.txid, vout: coin.vout }], outputs, 0, replacementFees.length > 0]);
+    const { hex } = await n.rpc.call<{ hex: string }>('signrawtransactionwithwallet', [unsigned]);
+    const { txid, vsize } = await n.rpc.call<{ txid: string; vsize: number }>('decoderawtransaction', [hex]);
+    return { hex, txid, feeRate: String(Math.floor((fee * 1e8) / vsize)) };
+  };
+  // Replaceable ones start at about 1.4 sat/vB, so that a bump finds them stuck.
+  const { hex, txid } = await sign(replacementFees.length > 0 ? 0.0000015 : 0.001);
+  const replacements = await Promise.all(replacementFees.map(sign));
+  return { hex, txid, inputs: [{ txid: coin.txid, vout: coin.vout }], replacements };
 }
 
 describeEachStore('Bitcoin-family broadcast queue', (kind) => {
@@ -63,6 +75,27 @@ describeEachStore('Bitcoin-family broadcast queue', (kind) => {
     assert.equal(sent.status, 'submitted');
     assert.equal(sent.txHash, tx.txid);
     assert.equal(sent.attempts, 1, 'fifteen rechecks of the submitted transaction are not attempts');
+  });
+
+  test('a replacement the node refuses (Litecoin relays none by default) costs no attempt, and the transaction it would replace stays the one sent', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const tx = await signedWalletTx(node, [0.00002]);
+    const key = `test:${randomHex32()}:redeem`;
+    await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'redeem', idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs: tx.inputs, replacements: tx.replacements });
+    // Told, wrongly, that the node relays replacements, and that a transaction is stuck at once.
+    const bumper = new BitcoinFeeBumper({ db: store.db, chain: CHAIN, network: 'litecoin_regtest', rpc: node.rpc, walletKey: schnorr.utils.randomSecretKey(), afterBlocks: 0, replaceByFee: true });
+    const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0, bumper });
+    await engine.tick();
+    const sent = (await findJob(store.db, key))!;
+    assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), 'sent');
+    for (let i = 0; i < 5; i++) await engine.tick();
+    const job = (await findJob(store.db, key))!;
+    assert.equal(job.status, 'submitted');
+    assert.equal(job.txHash, tx.txid, 'the refused replacement gave its place back');
+    assert.equal(job.attempts, sent.attempts, 'refused replacements are not attempts');
+    const pool = await node.rpc.call<string[]>('getrawmempool');
+    assert.ok(pool.includes(tx.txid) && !pool.includes(tx.replacements[0]!.txid));
+    await node.mine(1);
   });
 
   test("the node's refusal uses up attempts: a transaction spending nothing that exists fails for good", async (t) => {

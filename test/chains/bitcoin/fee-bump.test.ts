@@ -1,12 +1,12 @@
-// Fee bumping of stuck Bitcoin-family transactions against a real litecoind: a solver funding kept
-// out of blocks is bumped by one CPFP child from its change, and the funding reaches the chain once.
+// Fee bumping of stuck Bitcoin-family transactions against a real litecoind, through the transaction
+// engine (it asks the driver on every pass; the driver counts blocks): a solver funding kept out of
+// blocks is bumped by one CPFP child from its change, and the funding reaches the chain once.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import { xOnlyPublicKeyOf } from '../../../src/chains/bitcoin/address.ts';
-import { BitcoinFeeBumper } from '../../../src/chains/bitcoin/fee-bump.ts';
 import { htlcAddress } from '../../../src/chains/bitcoin/htlc.ts';
 import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
 import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
@@ -74,14 +74,14 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     for (let i = 0; i < blocks; i++) await ltc.rpc.call('generateblock', [to, []]);
   };
 
-  /** A fresh solver wallet with one confirmed coin, and an order whose Litecoin destination it funds. */
-  async function fundedSolver() {
+  /** A fresh solver wallet with one confirmed coin, and an order whose Litecoin destination it funds; the engine bumps from that wallet. */
+  async function fundedSolver(bump: { afterBlocks: number; maxRounds?: number } = { afterBlocks: 2 }) {
     const key = schnorr.utils.randomSecretKey();
     const secrets = new SecretBox(randomBytes(32));
     const registry = localnetRegistry();
     const solver = new BitcoinSolverChain(registry.chain(CHAIN)!, store.db, ltc.rpc, key, secrets);
     watcher = new BitcoinWatcher(store.db, registry.chain(CHAIN)!, ltc.rpc, { startBlock: BigInt(await ltc.rpc.getBlockCount()) + 1n, walletAddresses: [solver.wallet] });
-    relayer = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0 });
+    relayer = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0, bumper: solver.feeBumper(bump) });
     await fundAddress(ltc, solver.wallet, WALLET_START);
     await ltc.mine(1);
     await sync();
@@ -94,20 +94,19 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
       destination: { ...base.destination, swapId: htlc, chain: CHAIN, asset: `${CHAIN}:ltc`, initiator: terms.initiator, redeemer, delegate: redeemer, timelock: 144n, amount: AMOUNT },
     });
     const order = (await findOrder(store.db, base.id))!;
-    return { key, solver, order, htlc };
+    return { solver, order, htlc, bump };
   }
 
   test('a stuck funding is bumped by one CPFP child from its change; the HTLC is funded once and the wallet debited once', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
-    const { key, solver, order, htlc } = await fundedSolver();
+    const { solver, order, htlc } = await fundedSolver();
     await solver.fundDestination(order, IN_AN_HOUR);
     const fundKey = `${order.id}:fund`;
     const parent = (await findJob(store.db, fundKey))!.txHash;
     assert.ok((await mempool()).includes(parent), 'the funding is broadcast');
     await sync();
     await relayer.tick();
-    const bumper = new BitcoinFeeBumper({ db: store.db, chain: CHAIN, network: NETWORK, rpc: ltc.rpc, walletKey: key, afterBlocks: 2 });
-    assert.equal(await bumper.tick(), 0, 'a fresh funding paying the estimate is left alone');
+    assert.equal(await findJob(store.db, `${fundKey}:cpfp:1`), undefined, 'a fresh funding paying the estimate is left alone');
 
     const before = (await ltc.rpc.mempoolEntry(parent))!;
     await ltc.rpc.call('prioritisetransaction', [parent, 0, -Number(before.fee)]);
@@ -115,9 +114,8 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     await ltc.mine(2);
     await sync();
     assert.ok((await mempool()).includes(parent), 'the funding with no modified fee stays out of blocks');
-    await relayer.tick();
 
-    assert.equal(await bumper.tick(), 1);
+    await relayer.tick();
     const childJob = (await findJob(store.db, `${fundKey}:cpfp:1`))!;
     assert.ok(childJob, 'the child is a job');
     const child = await rawTx(childJob.txHash);
@@ -126,8 +124,9 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     const childEntry = (await ltc.rpc.mempoolEntry(child.txid))!;
     assert.ok(childEntry.ancestorFee >= 2n * BigInt(childEntry.ancestorVsize), 'the package pays the estimate (2 sat/vB on regtest)');
     await sync();
-    assert.equal(await bumper.tick(), 0, 'the same round is not bumped twice');
-    assert.equal(await findJob(store.db, `${fundKey}:cpfp:2`), undefined);
+    await relayer.tick();
+    await relayer.tick();
+    assert.equal(await findJob(store.db, `${fundKey}:cpfp:2`), undefined, 'the same round is not bumped twice');
 
     await ltc.mine(1);
     await sync();
@@ -153,19 +152,18 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
 
   test('a funding left out of blocks with a normal fee is bumped after the threshold, and no more than maxRounds times', async (t) => {
     if (!node) return t.skip('litecoind is not installed');
-    const { key, solver, order, htlc } = await fundedSolver();
+    const { solver, order, htlc, bump } = await fundedSolver({ afterBlocks: 2, maxRounds: 1 });
     await solver.fundDestination(order, IN_AN_HOUR);
     const fundKey = `${order.id}:fund`;
     const parent = (await findJob(store.db, fundKey))!.txHash;
     await sync();
-    const bumper = new BitcoinFeeBumper({ db: store.db, chain: CHAIN, network: NETWORK, rpc: ltc.rpc, walletKey: key, afterBlocks: 2, maxRounds: 1 });
     await mineEmpty(1);
-    assert.equal(await bumper.tick(), 0, 'one block is below the threshold');
+    await relayer.tick();
+    assert.equal(await findJob(store.db, `${fundKey}:cpfp:1`), undefined, 'one block is below the threshold');
     await mineEmpty(1);
-    // Two workers at once (a lease handed over mid-pass) write one child between them.
-    const other = new BitcoinFeeBumper({ db: store.db, chain: CHAIN, network: NETWORK, rpc: ltc.rpc, walletKey: key, afterBlocks: 2, maxRounds: 1 });
-    const [a, b] = await Promise.all([bumper.tick(), other.tick()]);
-    assert.equal(a + b, 1, 'two blocks in the mempool: bumped once');
+    // Two engines at once (a lease handed over mid-pass) write one child between them.
+    const other = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'other', recheckMs: 0, retryMs: 0, bumper: solver.feeBumper(bump) });
+    await Promise.all([relayer.tick(), other.tick()]);
     const child = (await findJob(store.db, `${fundKey}:cpfp:1`))!.txHash;
     const spenders = (await mempool()).filter((txid) => txid !== parent);
     assert.deepEqual(spenders, [child], 'one child in the mempool');
@@ -175,8 +173,8 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     assert.ok(entry.ancestorFee >= 3n * BigInt(entry.ancestorVsize), 'the package rate is raised above the 2 sat/vB it paid');
     await sync();
     await mineEmpty(2);
-    assert.equal(await bumper.tick(), 0, 'one round at most');
-    assert.equal(await findJob(store.db, `${fundKey}:cpfp:2`), undefined);
+    await relayer.tick();
+    assert.equal(await findJob(store.db, `${fundKey}:cpfp:2`), undefined, 'one round at most');
 
     await ltc.mine(1);
     await sync();

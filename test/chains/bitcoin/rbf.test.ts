@@ -9,6 +9,8 @@ import { p2wpkh } from '@scure/btc-signer';
 import { sql } from 'kysely';
 import { xOnlyPublicKeyOf } from '../../../src/chains/bitcoin/address.ts';
 import { BitcoinFeeBumper } from '../../../src/chains/bitcoin/fee-bump.ts';
+import { saveSignedTx } from '../../../src/store/signed-txs.ts';
+import { claimJobs } from '../../../src/store/relayer-jobs.ts';
 import { htlcAddress } from '../../../src/chains/bitcoin/htlc.ts';
 import { bitcoinNetwork } from '../../../src/chains/bitcoin/network.ts';
 import type { TxVersion } from '../../../src/chains/bitcoin/rbf.ts';
@@ -18,7 +20,6 @@ import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
 import type { TxEngine } from '../../../src/engine/engine.ts';
 import { BitcoinSolverChain } from '../../../src/chains/bitcoin/solver-chain.ts';
-import { replaceBitcoinTx } from '../../../src/store/bitcoin-jobs.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder } from '../../../src/store/orders.ts';
 import { findJob } from '../../../src/store/relayer-jobs.ts';
@@ -105,25 +106,28 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
     const { key, original, versions, htlc, payout } = await redeemedForClient();
     assert.deepEqual(versions.map((v) => v.feeRate), ['3', '4', '6'], 'replacements at rising rates are signed with the redeem');
     assert.ok((await mempool()).includes(original));
-    await relayer.tick();
     const options = { db: store.db, chain: CHAIN, network: NETWORK, rpc: ltc.rpc, walletKey: solverKey, afterBlocks: 2 };
-    const bumper = new BitcoinFeeBumper({ ...options, replaceByFee: true });
-    assert.equal(await bumper.tick(), 0, 'a fresh redeem is left alone');
+    const engine = (replaceByFee: boolean) =>
+      bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0, bumper: new BitcoinFeeBumper({ ...options, replaceByFee }) });
+    const replacing = engine(true);
+    await replacing.tick();
+    assert.equal((await findJob(store.db, key))!.txHash, original, 'a fresh redeem is left alone');
 
     const entry = (await ltc.rpc.mempoolEntry(original))!;
     await ltc.rpc.call('prioritisetransaction', [original, 0, -Number(entry.fee)]);
     await ltc.mine(2);
     await sync();
     assert.ok((await mempool()).includes(original), 'held out of blocks');
-    assert.equal(await new BitcoinFeeBumper(options).tick(), 0, "by default a Litecoin node's replacements are not sent, and nothing pays the wallet to CPFP from");
-    assert.equal(await bumper.tick(), 1);
+    await engine(false).tick();
+    assert.equal((await findJob(store.db, key))!.txHash, original, "by default a Litecoin node's replacements are not sent, and nothing pays the wallet to CPFP from");
+    await replacing.tick();
     const job = (await findJob(store.db, key))!;
     assert.equal(job.txHash, versions[0]!.txid);
     const pool = await mempool();
     assert.ok(pool.includes(versions[0]!.txid) && !pool.includes(original), 'the node replaced the redeem');
-    assert.equal(await bumper.tick(), 0, 'a fresh replacement is not replaced again');
     await sync();
-    await relayer.tick();
+    await replacing.tick();
+    assert.equal((await findJob(store.db, key))!.txHash, versions[0]!.txid, 'a fresh replacement is not replaced again');
 
     await ltc.mine(1);
     await sync();
@@ -142,8 +146,10 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
     if (!node) return t.skip('litecoind is not installed');
     const { key, original, versions, payout } = await redeemedForClient();
     await relayer.tick();
-    // The bumper's switch written, and the process gone before the replacement was sent.
-    assert.equal(await replaceBitcoinTx(store.db, key, original, versions[0]!), true);
+    // The engine's switch written, and the process gone before the replacement was sent.
+    const [held] = await claimJobs(store.db, { chain: CHAIN, worker: 'crashed', limit: 10, leaseMs: 0 });
+    assert.equal(held?.idempotencyKey, key);
+    assert.equal(await saveSignedTx(store.db, held, 'crashed', { raw: versions[0]!.hex, hash: versions[0]!.txid }), true);
     await ltc.mine(1);
     await sync();
     for (let i = 0; i < 3; i++) await relayer.tick();
@@ -151,5 +157,46 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
     assert.equal(job.status, 'confirmed');
     assert.equal(job.txHash, original, 'confirmed with the hash that was mined');
     assert.equal((await onChain(ltc, payout)).length, 1);
+  });
+
+  test('safety rule 2: a funding still in the mempool at its broadcast deadline is taken back by a replacement paying the wallet; the HTLC is never funded', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const payer = new BitcoinSolverChain(registry.chain(CHAIN)!, store.db, ltc.rpc, solverKey, secrets, true);
+    const base = sampleOrder(appId);
+    const htlc = htlcAddress({ initiator: xOnlyPublicKeyOf(solverKey), redeemer: xOnlyPublicKeyOf(schnorr.utils.randomSecretKey()), secretHash: base.secretHash, timelock: 144n }, NETWORK);
+    await insertOrder(store.db, {
+      ...base,
+      destination: { ...base.destination, swapId: htlc, chain: CHAIN, asset: `${CHAIN}:ltc`, initiator: xOnlyPublicKeyOf(solverKey), timelock: 144n, amount: AMOUNT },
+    });
+    watcher = new BitcoinWatcher(store.db, registry.chain(CHAIN)!, ltc.rpc, { startBlock: BigInt(await ltc.rpc.getBlockCount()) + 1n, walletAddresses: [payer.wallet] });
+    await fundAddress(ltc, payer.wallet, 5n * AMOUNT);
+    await ltc.mine(1);
+    await sync();
+    const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0, cancelFunding: (p, s) => payer.cancelFunding(p, s) });
+    const fundBy = new Date(Date.now() + 1_500);
+    await payer.fundDestination((await findOrder(store.db, base.id))!, fundBy);
+    const key = `${base.id}:fund`;
+    const funding = (await findJob(store.db, key))!.txHash;
+    assert.ok((await mempool()).includes(funding), 'sent before its deadline');
+    await engine.tick();
+    assert.equal((await findJob(store.db, key))!.txHash, funding, 'left alone before its deadline');
+
+    await new Promise((r) => setTimeout(r, fundBy.getTime() - Date.now() + 50));
+    await sync();
+    await engine.tick();
+    const cancelling = (await findJob(store.db, key))!;
+    const pool = await mempool();
+    assert.ok(!pool.includes(funding), 'the funding left the mempool');
+    assert.ok(pool.includes(cancelling.txHash) && cancelling.txHash !== funding, 'its replacement took its place');
+    await ltc.mine(1);
+    await sync();
+    for (let i = 0; i < 3; i++) await engine.tick();
+    const job = (await findJob(store.db, key))!;
+    assert.equal(job.status, 'failed');
+    assert.match(job.lastError, /cancelled: not landed by its broadcast deadline \(safety rule 2\)/);
+    assert.deepEqual(await onChain(ltc, htlc), [], 'the destination HTLC was never funded');
+    const back = await onChain(ltc, payer.wallet);
+    assert.equal(back.length, 1, 'the wallet holds one output: its coin, back');
+    assert.ok(back[0]! > 5n * AMOUNT - 100_000n && back[0]! < 5n * AMOUNT, `less only the fees: ${back[0]}`);
   });
 });
