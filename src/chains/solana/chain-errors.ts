@@ -35,9 +35,10 @@ export function isAlreadyProcessed(err: unknown): boolean {
   );
 }
 
-/** The node could not be asked (down, or answering HTTP errors): nothing was judged, nothing used up. */
+/** The node could not be asked (down, not answering in time, or answering HTTP errors): nothing was judged, nothing used up. */
 export function isNodeUnreachable(err: unknown): boolean {
   if (isSolanaError(err, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return true;
+  if (err instanceof DOMException && err.name === 'TimeoutError') return true;
   return err instanceof TypeError && /fetch failed/i.test(err.message);
 }
 

@@ -9,19 +9,27 @@ function staleSocket(err: unknown): boolean {
   return STALE_SOCKET.test(`${cause?.code ?? ''} ${cause?.message ?? ''}`);
 }
 
+/** How long a call may wait for the node's answer before it counts as the node out of reach. */
+export const SOLANA_RPC_TIMEOUT_MS = 30_000;
+
 /**
  * A Solana RPC client (kit's) whose requests are asked again once when a kept-alive connection turns
  * out to be closed by the node: every JSON-RPC call the service makes is safe to repeat (a repeated
- * sendTransaction is the same signed bytes).
+ * sendTransaction is the same signed bytes). A call unanswered after `timeoutMs` fails (a node that
+ * hangs must not hold a worker's pass forever).
  */
-export function solanaRpc(url: string) {
+export function solanaRpc(url: string, timeoutMs = SOLANA_RPC_TIMEOUT_MS) {
   const transport = createDefaultRpcTransport({ url });
+  const timed: typeof transport = (request) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    return transport({ ...request, signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout });
+  };
   const retrying = (async (request) => {
     try {
-      return await transport(request);
+      return await timed(request);
     } catch (err) {
       if (!staleSocket(err)) throw err;
-      return transport(request);
+      return timed(request);
     }
   }) as typeof transport;
   return createSolanaRpcFromTransport(retrying);
