@@ -19,6 +19,7 @@ import * as m0013 from './migrations/0013_webhooks.ts';
 import * as m0014 from './migrations/0014_webhook_log_retention.ts';
 import * as m0015 from './migrations/0015_engine_jobs.ts';
 import * as m0016 from './migrations/0016_signed_tx_lifetime.ts';
+import * as m0017 from './migrations/0017_initiate_tx_hashes.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014_webhook_log_retention': m0014,
   '0015_engine_jobs': m0015,
   '0016_signed_tx_lifetime': m0016,
+  '0017_initiate_tx_hashes': m0017,
 };
 
 const TEXT_TYPES = {

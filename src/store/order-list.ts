@@ -86,9 +86,15 @@ function partyRoles(swap: string, keys: readonly PartyMatchKey[]): RawBuilder<un
   ];
 }
 
-/** A transaction hash filter's predicates on one swap, one per transaction it records. */
+/**
+ * A transaction hash filter's predicates on one swap, one per transaction it records: any of the
+ * funding transactions of a swap funded by several (`initiate_tx_hashes`), its redeem, its refund.
+ */
 function txHashColumns(swap: string, hashes: readonly string[]): RawBuilder<unknown>[] {
-  return ['initiate_tx_hash', 'redeem_tx_hash', 'refund_tx_hash'].map((c) => sql`${sql.ref(`${swap}${c}`)} in (${list(hashes)}) and ${sql.ref(`${swap}${c}`)} <> ''`);
+  return [
+    sql`${sql.ref(`${swap}initiate_tx_hashes`)} && array[${list(hashes)}]::text[]`,
+    ...['redeem_tx_hash', 'refund_tx_hash'].map((c) => sql`${sql.ref(`${swap}${c}`)} in (${list(hashes)}) and ${sql.ref(`${swap}${c}`)} <> ''`),
+  ];
 }
 
 /**

@@ -109,7 +109,10 @@ export interface SwapsTable {
   secret_hash: string;
   secret: WithDefault<string>;
   instant_refund_tx: WithDefault<string>;
+  /** The API's field: one hash, or a Bitcoin-family swap's funding txids comma-separated. */
   initiate_tx_hash: WithDefault<string>;
+  /** `initiate_tx_hash` as a list, kept by the database (migration 0017). */
+  initiate_tx_hashes: ColumnType<string[], never, never>;
   redeem_tx_hash: WithDefault<string>;
   refund_tx_hash: WithDefault<string>;
   initiate_block_number: DecimalDefault;

@@ -126,6 +126,14 @@ describeEachStore('GET /v2/orders: addresses as their chain compares them', (kin
     assert.deepEqual(await ids(q('tx_hash', caseChanged(solanaSignature))), []);
   });
 
+  test('tx_hash: each funding transaction of a Bitcoin swap funded by several finds it', async () => {
+    const [first, second] = [randomHex32(), randomHex32()];
+    await t.store.db.updateTable('swaps').set({ initiate_tx_hash: `${first},${second}` }).where('order_id', '=', orders.evm!).where('side', '=', 'destination').execute();
+    assert.deepEqual(await ids(q('tx_hash', first)), only('evm'));
+    assert.deepEqual(await ids(q('tx_hash', second)), only('evm'));
+    assert.deepEqual(await ids(q('tx_hash', `${first},${second}`)), [], 'the joined text is no hash');
+  });
+
   test('a value that is no address or hash anywhere matches nothing, and is not an error', async () => {
     assert.deepEqual(await ids(q('address', 'not an address')), []);
     assert.deepEqual(await ids(q('tx_hash', 'zz')), []);
