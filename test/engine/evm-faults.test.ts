@@ -1,6 +1,7 @@
 // The transaction engine with the EVM driver against a real anvil behind a loopback proxy the test
 // cuts: a node out of reach costs no attempt, before or after a transaction was sent, and the job goes
-// on when the node is back; a definite revert still fails after its attempts, with its reason; and
+// on when the node is back, and so does a node answering HTTP 429 or 503 (a provider's rate limit, an
+// outage behind a gateway); a definite revert still fails after its attempts, with its reason; and
 // safety rule 2 at broadcast: a funding past its deadline is never first sent, and one sent but not
 // mined by then is cancelled by a transaction at its nonce.
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import type { Store } from '../../src/store/database.ts';
 import { enqueueJob, findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 import { localnetRegistry, randomHex32, seedBasics } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { startHttpFaultProxy, type HttpFaultProxy } from '../helpers/http-fault-proxy.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { startChains, type LocalChain } from '../relayer/harness.ts';
 
@@ -37,6 +39,8 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
   let store: Store;
   let proxy: TcpProxy;
   let engine: EvmEngine;
+  let gateway: HttpFaultProxy;
+  let viaGateway: EvmEngine;
 
   before(async () => {
     store = await openTestStore(kind);
@@ -53,8 +57,11 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
       retryMs: 5,
       maxRetryMs: 40,
     });
+    gateway = await startHttpFaultProxy(eth.node.rpcUrl);
+    viaGateway = evmEngine({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: gateway.url, privateKey: solverKey, signer: 'solver', recheckMs: 0, retryMs: 5, maxRetryMs: 40 });
   });
   after(async () => {
+    await gateway.close();
     await proxy.close();
     await store.close();
   });
@@ -92,9 +99,9 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
     }
   };
   /** Ticks until the job is settled (confirmed or failed). */
-  const settle = async (key: string): Promise<RelayerJob> => {
+  const settle = async (key: string, by = engine): Promise<RelayerJob> => {
     for (let i = 0; i < 200; i++) {
-      await engine.tick();
+      await by.tick();
       const j = await job(key);
       if (j.status === 'confirmed' || j.status === 'failed') return j;
       await pause(10);
@@ -115,6 +122,27 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
     assert.equal(done.status, 'confirmed', done.lastError);
     assert.equal(done.attempts, 1);
     assert.equal(await deferrals(key), 0, 'reset once the node answered');
+  });
+
+  test('a node answering 429 (rate-limited), then 503: no attempt is used, and the job goes on once it answers', async () => {
+    const key = await enqueue(fundPayload(), { maxAttempts: 2 });
+    for (const status of [429, 503]) {
+      gateway.answer(status);
+      const before = gateway.faults;
+      for (let i = 0; i < 3; i++) {
+        await viaGateway.tick();
+        await pause(15);
+      }
+      assert.ok(gateway.faults > before, `the engine met ${status}`);
+    }
+    gateway.answer(undefined);
+    const waiting = await job(key);
+    assert.equal(waiting.status, 'queued', 'more passes than max_attempts, and still queued');
+    assert.equal(waiting.attempts, 0);
+    assert.match(waiting.lastError, /node unreachable.*(503|Service Unavailable)/);
+    const done = await settle(key, viaGateway);
+    assert.equal(done.status, 'confirmed', done.lastError);
+    assert.equal(done.attempts, 1);
   });
 
   test('the node out of reach after the transaction was sent: it is kept, and confirmed once the node is back', async () => {

@@ -1,5 +1,6 @@
 // The transaction engine with the Solana driver against the local Solana chain behind a loopback
-// proxy the test cuts: a node out of reach costs no attempt and the job lands once it is back; and
+// proxy the test cuts: a node out of reach costs no attempt and the job lands once it is back, and so
+// does a node answering HTTP 429 or 503 (a provider's rate limit, an outage behind a gateway); and
 // safety rule 2 at broadcast: a funding past its deadline is never first sent, and one signed before
 // it but not landed is never sent again, so its blockhash expires and the job fails.
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { localnetRegistry, seedBasics } from '../helpers/fixtures.ts';
 import { solFundPayload } from '../helpers/solana.ts';
 import { signedTransaction, startNativeSwapsLocalnet, type LocalnetHarness } from '../helpers/solana-localnet.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { startHttpFaultProxy, type HttpFaultProxy } from '../helpers/http-fault-proxy.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 const registry = localnetRegistry();
@@ -38,6 +40,8 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
   let store: Store;
   let proxy: TcpProxy;
   let engine: TxEngine;
+  let gateway: HttpFaultProxy;
+  let viaGateway: TxEngine;
 
   before(async () => {
     store = await openTestStore(kind);
@@ -56,8 +60,21 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
       retryMs: 5,
       maxRetryMs: 40,
     });
+    gateway = await startHttpFaultProxy(net.chain.rpcUrl);
+    viaGateway = solanaEngine({
+      db: store.db,
+      chain: CHAIN,
+      rpcUrl: gateway.url,
+      payer: Promise.resolve(payer),
+      signer: 'solver',
+      instructions: solanaJobInstructions,
+      recheckMs: 0,
+      retryMs: 5,
+      maxRetryMs: 40,
+    });
   });
   after(async () => {
+    await gateway?.close();
     await proxy?.close();
     await store.close();
   });
@@ -92,6 +109,34 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
     }
     net.chain.advanceSlots(1);
     await engine.tick();
+    const done = await job(key);
+    assert.equal(done.status, 'confirmed', done.lastError);
+    assert.equal(done.attempts, 1);
+  });
+
+  test('a node answering 429 (rate-limited), then 503: no attempt is used, and the job lands once it answers', async (t) => {
+    if (!net) return t.skip('no Solana toolchain');
+    const { key } = await enqueue({ maxAttempts: 2 });
+    for (const status of [429, 503]) {
+      gateway.answer(status);
+      const before = gateway.faults;
+      for (let i = 0; i < 4; i++) {
+        await viaGateway.tick();
+        await pause(15);
+      }
+      assert.ok(gateway.faults > before, `the engine met ${status}`);
+    }
+    gateway.answer(undefined);
+    const waiting = await job(key);
+    assert.equal(waiting.status, 'queued');
+    assert.equal(waiting.attempts, 0);
+    assert.match(waiting.lastError, /node unreachable/);
+    for (let i = 0; i < 100 && (await job(key)).status !== 'submitted'; i++) {
+      await viaGateway.tick();
+      await pause(10);
+    }
+    net.chain.advanceSlots(1);
+    await viaGateway.tick();
     const done = await job(key);
     assert.equal(done.status, 'confirmed', done.lastError);
     assert.equal(done.attempts, 1);

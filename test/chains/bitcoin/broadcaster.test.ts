@@ -1,5 +1,6 @@
 // The Bitcoin-family broadcast queue against a real litecoind: a node out of reach never uses up a
-// job's attempts, rechecks of a submitted job are not attempts, and only the node's refusal fails one;
+// job's attempts (nor does one answering HTTP 429 or 503), rechecks of a submitted job are not attempts,
+// and only the node's refusal fails one;
 // safety rule 2: a funding past its deadline is never sent, and one no mempool has then fails and frees its inputs.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -15,6 +16,7 @@ import { findJob } from '../../../src/store/relayer-jobs.ts';
 import { randomHex32, seedBasics } from '../../helpers/fixtures.ts';
 import { litecoinNodeForSuite } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
+import { startHttpFaultProxy } from '../../helpers/http-fault-proxy.ts';
 
 const CHAIN = 'litecoin_localnet';
 let node: LitecoinNode | undefined;
@@ -75,6 +77,33 @@ describeEachStore('Bitcoin-family broadcast queue', (kind) => {
     assert.equal(sent.status, 'submitted');
     assert.equal(sent.txHash, tx.txid);
     assert.equal(sent.attempts, 1, 'fifteen rechecks of the submitted transaction are not attempts');
+  });
+
+  test('a node answering 429 (rate-limited), then 503, leaves the job queued with its attempts intact; then it is sent', async (t) => {
+    if (!node) return t.skip('litecoind is not installed');
+    const tx = await signedWalletTx(node);
+    const key = `test:${randomHex32()}:fund`;
+    await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'fund', idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs: tx.inputs });
+    const gateway = await startHttpFaultProxy(node.rpcUrl);
+    try {
+      const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: new BitcoinRpc({ url: gateway.url, auth: { cookieFile: node.cookieFile } }), worker: 'w', retryMs: 0, recheckMs: 0 });
+      for (const status of [429, 503]) {
+        gateway.answer(status);
+        for (let i = 0; i < 4; i++) await engine.tick();
+      }
+      assert.ok(gateway.faults >= 8, `every call met the fault (${gateway.faults})`);
+      const waiting = (await findJob(store.db, key))!;
+      assert.equal(waiting.status, 'queued');
+      assert.equal(waiting.attempts, 0, 'eight passes met the fault, none counted');
+      assert.match(waiting.lastError, /node unreachable.*503/);
+      gateway.answer(undefined);
+      await engine.tick();
+      assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), 'sent once the node answers');
+      assert.equal((await findJob(store.db, key))!.status, 'submitted');
+    } finally {
+      await gateway.close();
+    }
+    await node.mine(1);
   });
 
   test('a replacement the node refuses (Litecoin relays none by default) costs no attempt, and the transaction it would replace stays the one sent', async (t) => {
