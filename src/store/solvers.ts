@@ -90,22 +90,6 @@ export async function availableLiquidity(db: Db, asset: string): Promise<Map<str
 }
 
 /**
- * Reserves `amount` of a solver's balance for a new order, only if it is still available. One
- * conditional update, so concurrent creates cannot overcommit. Returns false when it is not.
- */
-export async function reserveLiquidity(db: Db, solverId: string, asset: string, amount: bigint): Promise<boolean> {
-  const row = await db
-    .updateTable('solver_balances')
-    .set((eb) => ({ committed: eb('committed', '+', amount.toString()) }))
-    .where('solver_id', '=', solverId)
-    .where('asset', '=', asset)
-    .where(sql<boolean>`balance - committed >= ${amount.toString()}::numeric`)
-    .returning('solver_id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
  * Returns an order's reservation (its destination was funded, or it can no longer be). Idempotent:
  * the order's flag makes a second call do nothing. Returns whether this call released it.
  */

@@ -162,6 +162,30 @@ describeEachStore('POST /v2/orders', (kind) => {
     assert.equal(await committed('arbitrum_localnet:wbtc'), before + 99_700n);
   });
 
+  test('25 concurrent creates against liquidity for 10: exactly 10 orders, never an overcommit', async () => {
+    // The production path: each create runs create_order, whose conditional update reserves or refuses.
+    const asset = 'arbitrum_localnet:wbtc';
+    const before = await committed(asset);
+    const count = await orderCount();
+    await setSolverBalance(t.store.db, { solverId: SOLVER.id, asset, balance: before + 10n * 99_700n });
+    try {
+      const results = await Promise.all(Array.from({ length: 25 }, () => post(body())));
+      const created = results.filter((r) => r.status === 201);
+      const refused = results.filter((r) => r.status !== 201);
+      assert.equal(created.length, 10, JSON.stringify(refused.map((r) => r.body)));
+      for (const r of refused) {
+        assert.equal(r.status, 400);
+        assert.match(r.body.error, /insufficient liquidity/);
+      }
+      assert.equal(await orderCount(), count + 10, 'a refused create writes nothing');
+      assert.equal(await committed(asset), before + 10n * 99_700n, 'the whole balance, and not a unit more');
+      const more = await post(body());
+      assert.equal(more.status, 400, 'nothing left');
+    } finally {
+      await setSolverBalance(t.store.db, { solverId: SOLVER.id, asset, balance: 10n ** 20n });
+    }
+  });
+
   test('an order the solver cannot cover is refused and leaves nothing behind', async () => {
     await setSolverBalance(t.store.db, { solverId: SOLVER.id, asset: 'arbitrum_localnet:usdc', balance: 50_000_000n });
     const count = await orderCount();

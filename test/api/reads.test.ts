@@ -6,7 +6,7 @@ import { htlcAddress } from '../../src/chains/bitcoin/htlc.ts';
 import { htlcInitiateAbi } from '../../src/chains/evm/htlc-abi.ts';
 import { accrueOrderFees } from '../../src/store/affiliates.ts';
 import { insertOrder, type NewOrder } from '../../src/store/orders.ts';
-import { reserveLiquidity, setSolverBalance } from '../../src/store/solvers.ts';
+import { setSolverBalance } from '../../src/store/solvers.ts';
 import { openTestApi, type TestApi } from '../helpers/api.ts';
 import { MAINNET_REGISTRY_PATH, sampleOrder, SOLVER, USER } from '../helpers/fixtures.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -212,7 +212,14 @@ describeEachStore('API reads', (kind) => {
 
   test('GET /v2/liquidity shows balance and the virtual balance left after reservations', async () => {
     await setSolverBalance(t.store.db, { solverId: SOLVER.id, asset: 'arbitrum_localnet:wbtc', balance: 50_000_000n });
-    assert.ok(await reserveLiquidity(t.store.db, SOLVER.id, 'arbitrum_localnet:wbtc', 99_700n));
+    // An order reserves its destination amount.
+    const created = await t.api.inject({
+      method: 'POST',
+      url: '/v2/orders',
+      headers: { 'service-app-id': t.key },
+      payload: { source: { asset: 'ethereum_localnet:wbtc', owner: USER, amount: '100000' }, destination: { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: '99700' } },
+    });
+    assert.equal(created.statusCode, 201, created.body);
     const result = (await get('/v2/liquidity')).body.result as Json[];
     assert.equal(result.length, 1);
     assert.equal(result[0]!.solver_id, SOLVER.id);

@@ -6,14 +6,13 @@ import { createApp, findAppByKey, hashApiKey } from '../../src/store/apps.ts';
 import { toRfc3339Micro, type Store } from '../../src/store/database.ts';
 import { accrueOrderFees, listEarnings } from '../../src/store/affiliates.ts';
 import { acquireLease, releaseLease } from '../../src/store/leases.ts';
-import { findOrder, insertOrder } from '../../src/store/orders.ts';
+import { findOrder, insertOrder, writeOrder } from '../../src/store/orders.ts';
 import { syncRegistry } from '../../src/store/registry-sync.ts';
 import {
   availableLiquidity,
   listLiquidity,
   releaseExpiredLiquidity,
   releaseOrderLiquidity,
-  reserveLiquidity,
   setSolverBalance,
 } from '../../src/store/solvers.ts';
 import { Registry } from '../../src/chains/registry.ts';
@@ -103,28 +102,24 @@ describeEachStore('repositories', (kind) => {
     assert.equal(swaps.length, 0);
   });
 
-  test('liquidity reservations: atomic, never beyond the balance, released once per order', async () => {
+  test('liquidity reservations: written with the order or not at all, released once per order', async () => {
+    // Reserving is the production write (create_order, as POST /v2/orders runs it); its concurrency is
+    // tested through the API (test/api/create-order.test.ts).
     const { app } = await createApp(store.db, { name: 'liquidity' });
     const asset = 'arbitrum_localnet:wbtc';
     await setSolverBalance(store.db, { solverId: SOLVER.id, asset, balance: 10_000_000n });
     const row = async () => (await listLiquidity(store.db)).find((r) => r.asset === asset)!;
     assert.equal((await row()).committed, 0n);
 
-    // 25 concurrent reservations of 1,000,000 against 10,000,000: exactly 10 succeed.
-    const results = await Promise.all(Array.from({ length: 25 }, () => reserveLiquidity(store.db, SOLVER.id, asset, 1_000_000n)));
-    assert.equal(results.filter(Boolean).length, 10);
-    assert.equal((await row()).committed, 10_000_000n);
-    assert.equal(await reserveLiquidity(store.db, SOLVER.id, asset, 1n), false, 'nothing left');
-    assert.equal(await reserveLiquidity(store.db, SOLVER.id, 'ethereum_localnet:usdc', 1n), false, 'no balance row');
-    assert.equal((await availableLiquidity(store.db, asset)).get(SOLVER.id), 0n);
+    const unpayable = sampleOrder(app.id);
+    assert.equal(await writeOrder(store.db, unpayable, { solverId: SOLVER.id, asset: 'ethereum_localnet:usdc', amount: 1n }), false, 'no balance row');
+    assert.equal(await findOrder(store.db, unpayable.id), undefined, 'a refused reservation writes nothing');
 
-    await store.db.updateTable('solver_balances').set({ committed: 0n }).where('asset', '=', asset).execute();
     const open = sampleOrder(app.id);
     const expired = sampleOrder(app.id, { deadline: BigInt(now() - 10) });
     const expiredButInitiated = sampleOrder(app.id, { deadline: BigInt(now() - 10) });
     for (const o of [open, expired, expiredButInitiated]) {
-      await insertOrder(store.db, o);
-      assert.ok(await reserveLiquidity(store.db, SOLVER.id, asset, o.destination.amount));
+      assert.ok(await writeOrder(store.db, o, { solverId: SOLVER.id, asset, amount: o.destination.amount }));
     }
     await store.db.updateTable('swaps').set({ initiate_tx_hash: '0xabc' }).where('order_id', '=', expiredButInitiated.id).where('side', '=', 'source').execute();
     assert.equal((await row()).committed, 3n * 99_700n);
