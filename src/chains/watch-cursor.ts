@@ -1,10 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../store/database.ts';
 import { watchedBlocks } from '../store/swap-events.ts';
 
 /**
- * What the block watchers of every family share: where to resume after a restart or a reorg, and
- * the polling loop. Each watcher keeps the hashes of the blocks inside its confirmation window.
+ * What the block watchers of every family share: where to resume after a restart or a reorg. Each
+ * watcher keeps the hashes of the blocks inside its confirmation window; the service runs its polls
+ * as a leased worker (`ChainRuntime.workers`, `runWorker` in src/lease-loop.ts).
  */
 
 /** A reorg a poll found and undid. */
@@ -45,21 +45,4 @@ export async function resumePoint(db: Db, chainKey: string, cursor: bigint, head
   if (lowest.number === 0n) throw new Error(`${chainKey}: block 0 differs from the one processed (a different chain?)`);
   const ancestor = lowest.number - 1n < head ? lowest.number - 1n : head;
   return { last: ancestor, reorg: { ancestor, previousCursor: cursor, beyondWindow: true } };
-}
-
-/** Polls until `signal` aborts: at once while behind the head, every `intervalMs` once caught up. */
-export async function pollUntilAborted(
-  poll: () => Promise<{ to: bigint; head: bigint }>,
-  options: { intervalMs: number; onError: (error: unknown) => void; signal: AbortSignal },
-): Promise<void> {
-  while (!options.signal.aborted) {
-    let behind = false;
-    try {
-      const result = await poll();
-      behind = result.to < result.head;
-    } catch (error) {
-      options.onError(error);
-    }
-    if (!behind) await sleep(options.intervalMs, undefined, { signal: options.signal }).catch(() => undefined);
-  }
 }

@@ -24,7 +24,7 @@ import {
   type WatchedBlock,
 } from '../../store/swap-events.ts';
 import type { Chain } from '../registry.ts';
-import { ChainMovedError, pollUntilAborted, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
+import { ChainMovedError, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
 
 import { scanTransactions, type RpcBlock, type RpcTransaction, type Scan, type SpendCandidate } from './chain-data.ts';
 import { BitcoinRpcError, RPC_ERRORS } from './rpc.ts';
@@ -48,10 +48,6 @@ export interface BitcoinWatcherOptions {
   mempool?: boolean;
   /** Most new mempool transactions one poll fetches (default 500); the rest wait for the next poll. */
   mempoolBatch?: number;
-  /** Pause of `run` between polls once caught up (default min(block time, 5 s)). */
-  intervalMs?: number;
-  /** Where `run` reports a failed poll; the loop goes on (default: stderr). */
-  onError?: (error: unknown) => void;
 }
 
 
@@ -115,9 +111,7 @@ export class BitcoinWatcher {
   readonly confirmationWindow: number;
   readonly batchBlocks: number;
   private readonly scripts: ScriptIndex;
-  private readonly intervalMs: number;
   private readonly mempoolBatch: number;
-  private readonly onError: (error: unknown) => void;
   /** The mempool transactions already scanned; undefined until the first poll seeds it from the database. */
   private knownMempool: Set<string> | undefined;
 
@@ -135,8 +129,6 @@ export class BitcoinWatcher {
       throw new Error('confirmationWindow, batchBlocks and mempoolBatch must be at least 1');
     }
     this.scripts = new ScriptIndex(chain.key, chain.network, options.walletAddresses ?? []);
-    this.intervalMs = options.intervalMs ?? Math.min(chain.blockTimeMs, 5_000);
-    this.onError = options.onError ?? ((error) => console.error(`${chain.key} watcher:`, error instanceof Error ? error.message : error));
   }
 
   /** How many scripts the index holds (HTLCs and wallet addresses). */
@@ -209,11 +201,6 @@ export class BitcoinWatcher {
     // Only after the commit: a failed poll scans the same transactions again.
     this.knownMempool = mempool?.known ?? new Set([...known].filter((txid) => !mined.has(txid)));
     return { from, to, head, ...found, ...(mempool ? { mempool: mempool.step } : {}), ...(reorg ? { reorg } : {}) };
-  }
-
-  /** Polls until `signal` aborts: at once while behind the head, every `intervalMs` once caught up. */
-  run(signal: AbortSignal): Promise<void> {
-    return pollUntilAborted(() => this.poll(), { intervalMs: this.intervalMs, onError: this.onError, signal });
   }
 
   private startBlock(head: bigint): bigint {

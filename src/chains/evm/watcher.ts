@@ -14,7 +14,7 @@ import {
   type WatchedBlock,
 } from '../../store/swap-events.ts';
 import type { Chain } from '../registry.ts';
-import { ChainMovedError, pollUntilAborted, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
+import { ChainMovedError, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
 
 import { HTLC_EVENTS, htlcAddresses, toSwapEvent } from './htlc-events.ts';
 
@@ -25,10 +25,6 @@ export interface EvmWatcherOptions {
   batchBlocks?: number;
   /** The first block to read when the chain has no cursor yet (default: the window below the head). */
   startBlock?: bigint;
-  /** Pause of `run` between polls once caught up (default the chain's block time). */
-  intervalMs?: number;
-  /** Where `run` reports a failed poll; the loop goes on (default: stderr). */
-  onError?: (error: unknown) => void;
 }
 
 
@@ -67,8 +63,6 @@ export class EvmWatcher {
   readonly confirmationWindow: number;
   readonly batchBlocks: number;
   private readonly addresses: Address[];
-  private readonly intervalMs: number;
-  private readonly onError: (error: unknown) => void;
 
   constructor(
     private readonly db: Db,
@@ -83,8 +77,6 @@ export class EvmWatcher {
     this.addresses = htlcAddresses(chain);
     // eth_getLogs without an address matches every contract of the chain.
     if (this.addresses.length === 0) throw new Error(`${chain.key} has no HTLC contract address to watch`);
-    this.intervalMs = options.intervalMs ?? chain.blockTimeMs;
-    this.onError = options.onError ?? ((error) => console.error(`${chain.key} watcher:`, error instanceof Error ? error.message : error));
   }
 
   /** One pass: reorg check, the next block range, confirmations and height. */
@@ -117,11 +109,6 @@ export class EvmWatcher {
       return rows;
     });
     return { from, to, head, events: read.events, changed, ...(reorg ? { reorg } : {}) };
-  }
-
-  /** Polls until `signal` aborts: at once while behind the head, every `intervalMs` once caught up. */
-  run(signal: AbortSignal): Promise<void> {
-    return pollUntilAborted(() => this.poll(), { intervalMs: this.intervalMs, onError: this.onError, signal });
   }
 
   private startBlock(head: bigint): bigint {

@@ -15,8 +15,12 @@ import { htlcPayment, type HtlcPayment } from '../../../src/chains/bitcoin/htlc.
 import { bitcoinNetwork } from '../../../src/chains/bitcoin/network.ts';
 import { BitcoinRpcError } from '../../../src/chains/bitcoin/rpc.ts';
 import { BitcoinWatcher, type BitcoinPollResult, type BitcoinRpcClient } from '../../../src/chains/bitcoin/watcher.ts';
+import { chainAdapter } from '../../../src/chains/adapters.ts';
 import type { Chain } from '../../../src/chains/registry.ts';
 import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
+import { runWorker } from '../../../src/lease-loop.ts';
+import type { ParentLog } from '../../../src/log.ts';
+import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { orderStatus, type OrderStatus } from '../../../src/orders/status.ts';
 import { orderIdsToFund } from '../../../src/store/solver-queries.ts';
 import { utxosOf } from '../../../src/store/bitcoin-utxos.ts';
@@ -26,6 +30,7 @@ import { findOrder, insertOrder, type NewOrder, type SwapRecord } from '../../..
 import { localnetRegistry, sampleOrder, seedBasics, SOLVER } from '../../helpers/fixtures.ts';
 import { litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore, StatementCounter } from '../../helpers/stores.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const CHAIN = 'litecoin_localnet';
 const NETWORK_NAME = 'litecoin_regtest';
@@ -559,29 +564,34 @@ describeEachStore('BitcoinWatcher', (kind) => {
     assert.ok(few.calls.filter((m) => m === 'getblock').length === 1, 'each block is read once');
   });
 
-  test('run() polls until aborted and reports errors through onError', async (t) => {
+  test("the service's watcher (the chain runtime's worker, run under its lease) records a funding on its own, and a failing node's errors go to onError while it keeps polling", async (t) => {
     if (!(await setup(t))) return;
-    const controller = new AbortController();
+    const log: ParentLog = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => log };
+    const runWatcher = (access: { rpc_url: string; rpc_cookie_file?: string }, onError: (error: unknown) => void) => {
+      // As src/service.ts connects a chain without keys; of its workers, only the watcher runs here.
+      const runtime = chainAdapter(chain)!.connect!({ chain, registry: localnetRegistry(), access, db: store.db, secrets: new SecretBox(randomBytes(32)), instance: 'watcher-test', log });
+      const worker = runtime.workers.find((w) => w.lease === `watcher:${CHAIN}`);
+      assert.ok(worker, 'the runtime has a watcher worker');
+      return runWorker(store.db, worker, { holder: 'watcher-test', onError });
+    };
     const errors: unknown[] = [];
-    const looping = new BitcoinWatcher(store.db, chain, rpc, { intervalMs: 20, onError: (e) => errors.push(e) });
-    const running = looping.run(controller.signal);
-    const o = await createOrder();
-    const txid = await fund(o.address, AMOUNT);
-    for (let i = 0; i < 250 && (await source(o)).initiateTxHash === ''; i++) await new Promise((r) => setTimeout(r, 20));
-    controller.abort();
-    await running;
-    assert.equal((await source(o)).initiateTxHash, txid);
+    const loop = runWatcher({ rpc_url: ltc.rpcUrl, rpc_cookie_file: ltc.cookieFile }, (e) => errors.push(e));
+    try {
+      const o = await createOrder();
+      const txid = await fund(o.address, AMOUNT);
+      await waitFor(async () => (await source(o)).initiateTxHash !== '', 10_000, 'the worker to record the funding');
+      assert.equal((await source(o)).initiateTxHash, txid);
+    } finally {
+      await loop.stop();
+    }
     assert.equal(errors.length, 0, String(errors[0]));
 
-    const stop = new AbortController();
-    const broken = new BitcoinWatcher(store.db, chain, { call: () => Promise.reject(new Error('node down')) }, {
-      intervalMs: 10,
-      onError: (e) => {
-        errors.push(e);
-        if (errors.length === 2) stop.abort();
-      },
-    });
-    await broken.run(stop.signal);
-    assert.equal(errors.length, 2);
+    const failures: unknown[] = [];
+    const broken = runWatcher({ rpc_url: 'http://127.0.0.1:1' }, (e) => failures.push(e));
+    try {
+      await waitFor(() => failures.length >= 2, 20_000, 'two failed polls');
+    } finally {
+      await broken.stop();
+    }
   });
 });

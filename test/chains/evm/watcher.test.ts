@@ -25,16 +25,22 @@ import type { HDAccount } from 'viem/accounts';
 import { contractArtifact } from '../../../src/chains/evm/contracts.ts';
 import { evmOrderId } from '../../../src/chains/evm/order-id.ts';
 import { EvmWatcher, type PollResult } from '../../../src/chains/evm/watcher.ts';
+import type { ChainContext } from '../../../src/chains/adapter.ts';
+import { chainAdapter } from '../../../src/chains/adapters.ts';
 import type { Chain } from '../../../src/chains/registry.ts';
 import { startAnvil, type AnvilNode } from '../../../src/chains/evm/anvil.ts';
 import { deployLocalnet, type EvmDeployment } from '../../../src/chains/evm/devnet.ts';
 import { devAccount } from '../../../src/devnet/accounts.ts';
+import { runWorker } from '../../../src/lease-loop.ts';
+import type { ParentLog } from '../../../src/log.ts';
+import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { listChainHeights } from '../../../src/store/chain-heights.ts';
 import { toRfc3339Seconds, type Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder, type NewOrder, type SwapRecord } from '../../../src/store/orders.ts';
 import { applySwapEvents } from '../../../src/store/swap-events.ts';
 import { localnetRegistry, sampleOrder, seedBasics, USER } from '../../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const CHAIN_ID = 31337;
 const HTLC_ABI = contractArtifact('HTLC').abi;
@@ -65,6 +71,8 @@ describeEachStore('EvmWatcher', (kind) => {
   const calls: string[] = [];
   let viewer: PublicClient<Transport, typeof ANVIL>;
   let watcherClient: PublicClient;
+  /** What src/service.ts gives a chain's adapter, less the access and keys. */
+  let runtimeContext: Omit<ChainContext, 'access'>;
 
   const htlc = (): Address => deployment.contracts.wbtcHtlc;
   const solver = devAccount('solver');
@@ -147,6 +155,8 @@ describeEachStore('EvmWatcher', (kind) => {
     });
     await send(user, deployment.contracts.wbtc, TOKEN_ABI, 'approve', [htlc(), maxUint256]);
     watcher = new EvmWatcher(store.db, chain, watcherClient, { startBlock: 0n });
+    const log: ParentLog = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => log };
+    runtimeContext = { chain, registry, db: store.db, secrets: new SecretBox(randomBytes(32)), instance: 'watcher-test', log };
   });
 
   after(async () => {
@@ -360,28 +370,31 @@ describeEachStore('EvmWatcher', (kind) => {
     await assertInitiated(o, again);
   });
 
-  test('run() polls until aborted and reports errors through onError', async () => {
-    const controller = new AbortController();
+  test("the service's watcher (the chain runtime's worker, run under its lease) records an initiate on its own, and a failing node's errors go to onError while it keeps polling", async () => {
+    const runWatcher = (rpcUrl: string, onError: (error: unknown) => void) => {
+      // As src/service.ts connects a chain without keys: its workers are the watcher alone.
+      const runtime = chainAdapter(chain)!.connect!({ ...runtimeContext, access: { rpc_url: rpcUrl } });
+      assert.deepEqual(runtime.workers.map((w) => w.lease), [`watcher:${chain.key}`]);
+      return runWorker(store.db, runtime.workers[0]!, { holder: 'watcher-test', onError });
+    };
     const errors: unknown[] = [];
-    const looping = new EvmWatcher(store.db, chain, watcherClient, { intervalMs: 20, onError: (e) => errors.push(e) });
-    const running = looping.run(controller.signal);
-    const o = await createOrder();
-    const receipt = await initiate(o);
-    for (let i = 0; i < 200 && (await sourceSwap(o)).initiateTxHash === ''; i++) await new Promise((r) => setTimeout(r, 20));
-    controller.abort();
-    await running;
-    await assertInitiated(o, receipt);
+    const loop = runWatcher(anvil.rpcUrl, (e) => errors.push(e));
+    try {
+      const o = await createOrder();
+      const receipt = await initiate(o);
+      await waitFor(async () => (await sourceSwap(o)).initiateTxHash !== '', 10_000, 'the worker to record the initiate');
+      await assertInitiated(o, receipt);
+    } finally {
+      await loop.stop();
+    }
     assert.equal(errors.length, 0, String(errors[0]));
 
-    const stop = new AbortController();
-    const broken = new EvmWatcher(store.db, chain, createPublicClient({ transport: http('http://127.0.0.1:1', { retryCount: 0 }) }), {
-      intervalMs: 10,
-      onError: (e) => {
-        errors.push(e);
-        if (errors.length === 2) stop.abort();
-      },
-    });
-    await broken.run(stop.signal);
-    assert.equal(errors.length, 2);
+    const failures: unknown[] = [];
+    const broken = runWatcher('http://127.0.0.1:1', (e) => failures.push(e));
+    try {
+      await waitFor(() => failures.length >= 2, 20_000, 'two failed polls');
+    } finally {
+      await broken.stop();
+    }
   });
 });
