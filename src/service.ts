@@ -10,7 +10,6 @@ import { RoutePolicy } from './pricing/route-policy.ts';
 import { buildStrategies } from './pricing/strategies.ts';
 import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
 import { randomUUID } from 'node:crypto';
-import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainContext, ChainRuntime } from './chains/adapter.ts';
 import { chainAdapter } from './chains/adapters.ts';
 import { OrderRecorder } from './events/order-recorder.ts';
@@ -78,7 +77,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       ...(config.keys.feeSigner
         ? {
             claims: new ClaimSigner(registry, {
-              account: privateKeyToAccount(config.keys.feeSigner),
+              feeSignerKey: config.keys.feeSigner,
               contracts: Object.fromEntries(Object.entries(config.chains).flatMap(([key, a]) => (a.fee_claim ? [[key, a.fee_claim]] : []))),
               rpcUrls: Object.fromEntries(Object.entries(config.chains).flatMap(([key, a]) => (a.fee_claim && a.rpc_url ? [[key, a.rpc_url]] : []))),
             }),

@@ -20,10 +20,10 @@ export interface ChainAdapter {
   /** HTLC ids, addresses and the source's signing data. */
   readonly htlc: FamilyHtlc;
   /**
-   * HTLC parties are public keys that sign in scripts, not addresses (Bitcoin family): a client
-   * without a `delegate` key gets a per-order key the service holds.
+   * Where HTLC parties are public keys that sign in scripts, not addresses (Bitcoin family): a client
+   * without a `delegate` key of its own gets a per-order key the service holds.
    */
-  readonly partiesAreKeys: boolean;
+  readonly scriptKeys?: ScriptKeys;
   /** The canonical form of a party (an HTLC's initiator or redeemer) on `chain`, or undefined when it is not one. */
   normalizeParty(chain: Chain, value: string): string | undefined;
   /**
@@ -49,14 +49,59 @@ export interface ChainAdapter {
   refusal?(action: RelayerAction): string | undefined;
   /** The chain state that building transactions needs (Solana: a recent blockhash), read through the chain's RPC. */
   signingAccess?(rpcUrl: string): () => Promise<Partial<SigningOptions>>;
-  /** Affiliate fees can be claimed from a FeeClaim contract on this family's chains (`chains.<key>.fee_claim`). */
-  readonly feeClaims?: boolean;
+  /** Where affiliate fees can be claimed from a contract on this family's chains (`chains.<key>.fee_claim`): its claims; undefined for a contract that is no address there. */
+  readonly feeClaims?: (access: FeeClaimAccess) => FeeClaimSigner | undefined;
   /** The identity in this family's HTLCs of a private key (address, or x-only key), canonical. */
   partyOfKey?: (chain: Chain, privateKey: Hex) => string;
   /** The family's part of `hashlock dev`: a local node for each of its chains in the localnet registry. */
   devnet?: FamilyDevnet;
   /** Works the chain for the service: absent on families that only create orders so far. */
   connect?: (ctx: ChainContext) => ChainRuntime;
+}
+
+/** What a family's fee claims of one chain need. */
+export interface FeeClaimAccess {
+  chain: Chain;
+  /** The key the claim contract names as its signer. */
+  feeSignerKey: Hex;
+  /** The claim contract's address. */
+  contract: string;
+  /** To read what was claimed already; without it the stored total counts. */
+  rpcUrl?: string;
+}
+
+/** An affiliate's earnings in one asset, as the earnings read lists them. */
+export interface ClaimableRow {
+  affiliate: string;
+  asset: string;
+  totalEarned: bigint;
+  totalClaimed: bigint;
+}
+
+/** A signed claim of what an affiliate has not claimed yet. */
+export interface Claim {
+  /** `cumulative - already claimed`, base units. */
+  amount: bigint;
+  cumulativeAmount: bigint;
+  signature: string;
+  contract: string;
+}
+
+export interface FeeClaimSigner {
+  /** The claim open for one earnings row in `asset`, or undefined when nothing is claimable. */
+  claimFor(row: ClaimableRow, asset: Asset): Promise<Claim | undefined>;
+}
+
+/** The keys a family's scripts name as parties: how a client's delegate key is read, and how the service makes one. */
+export interface ScriptKeys {
+  /** The canonical form of a client's delegate key, or undefined when `value` is not one. */
+  parseDelegate(value: string): string | undefined;
+  /** What a delegate key is, for error messages ("an x-only public key (64 hex characters)"). */
+  readonly delegateDescription: string;
+  /** A new private key the service holds for a client, and the party its scripts name. */
+  newKey(): { privateKey: Uint8Array; party: string };
+  /** The party a private key is in the scripts. */
+  partyOf(privateKey: Uint8Array): string;
 }
 
 /**

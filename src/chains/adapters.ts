@@ -1,4 +1,4 @@
-import type { ChainAdapter, PartyMatchKey } from './adapter.ts';
+import type { ChainAdapter, PartyMatchKey, ScriptKeys } from './adapter.ts';
 import { bitcoinAdapter } from './bitcoin/adapter.ts';
 import { evmAdapter } from './evm/adapter.ts';
 import type { FamilyHtlc } from './family.ts';
@@ -21,8 +21,8 @@ export const chainAdapter = (chain: Chain): ChainAdapter | undefined => ADAPTERS
 
 export const familyHtlc = (chain: Chain): FamilyHtlc | undefined => chainAdapter(chain)?.htlc;
 
-/** HTLC parties on `chain` are script keys, not addresses (see `ChainAdapter.partiesAreKeys`). */
-export const usesScriptKeys = (chain: Chain): boolean => chainAdapter(chain)?.partiesAreKeys === true;
+/** How `chain`'s scripts name parties by key, where they do (see `ChainAdapter.scriptKeys`). */
+export const scriptKeysOf = (chain: Chain): ScriptKeys | undefined => chainAdapter(chain)?.scriptKeys;
 
 /** The canonical form of a party (address, or x-only key) on `chain`, or undefined. */
 export const normalizeParty = (chain: Chain, value: string): string | undefined => chainAdapter(chain)?.normalizeParty(chain, value);

@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { schnorr } from '@noble/curves/secp256k1.js';
-import { isXOnlyPublicKey, xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
-import { chainAdapter, familyHtlc, normalizeParty, usesScriptKeys } from '../chains/adapters.ts';
+import { chainAdapter, familyHtlc, normalizeParty, scriptKeysOf } from '../chains/adapters.ts';
 import type { FamilyHtlc, HtlcTerms, SigningOptions } from '../chains/family.ts';
 import type { Asset, Registry } from '../chains/registry.ts';
 import type { SolverConfig } from '../config/service-config.ts';
@@ -122,11 +120,12 @@ export class OrderCreator {
       secretHash = createHash('sha256').update(secret).digest('hex');
       secretCiphertext = this.deps.secrets.seal(secret);
     }
-    let serviceKey: { xOnly: string; ciphertext: Uint8Array } | undefined;
-    const needsServiceKey = [source, destination].some((s) => usesScriptKeys(s.asset.chain) && s.delegate === undefined);
-    if (needsServiceKey) {
-      const privateKey = schnorr.utils.randomSecretKey();
-      serviceKey = { xOnly: xOnlyPublicKeyOf(privateKey), ciphertext: this.deps.secrets.seal(privateKey) };
+    // One key the service holds for the client, for every side whose script names the client by key and that got no delegate.
+    let serviceKey: { party: string; ciphertext: Uint8Array } | undefined;
+    const keyless = [source, destination].find((s) => scriptKeysOf(s.asset.chain) && s.delegate === undefined);
+    if (keyless) {
+      const { privateKey, party } = scriptKeysOf(keyless.asset.chain)!.newKey();
+      serviceKey = { party, ciphertext: this.deps.secrets.seal(privateKey) };
     }
 
     const now = Math.floor((this.deps.now ?? Date.now)() / 1000);
@@ -134,10 +133,10 @@ export class OrderCreator {
     let lastError: AppError | undefined;
     for (const candidate of candidates) {
       const solver = this.solvers.get(candidate.strategy.solverId)!;
-      const userKey = (side: Side) => side.delegate ?? serviceKey?.xOnly ?? '';
+      const userKey = (side: Side) => side.delegate ?? serviceKey?.party ?? '';
       const party = (side: Side, who: 'user' | 'solver') => {
         if (who === 'solver') return normalizeParty(side.asset.chain, solver.addresses[side.asset.chain.key] ?? '')!;
-        return usesScriptKeys(side.asset.chain) ? userKey(side) : side.owner;
+        return scriptKeysOf(side.asset.chain) ? userKey(side) : side.owner;
       };
       const sourceTerms: HtlcTerms = {
         asset: source.asset,
@@ -212,9 +211,10 @@ export class OrderCreator {
     if (amount <= 0n) throw invalid(`${name}.amount: must be greater than 0`);
     let delegate: string | undefined;
     if (body.delegate !== undefined && body.delegate !== null && body.delegate !== '') {
-      if (!usesScriptKeys(asset.chain)) throw invalid(`${name}.delegate: only a Bitcoin-family side takes a delegate`);
-      if (!isXOnlyPublicKey(body.delegate)) throw invalid(`${name}.delegate: must be an x-only public key (64 hex characters)`);
-      delegate = body.delegate.toLowerCase();
+      const keys = scriptKeysOf(asset.chain);
+      if (!keys) throw invalid(`${name}.delegate: only a side whose scripts name keys (Bitcoin family) takes a delegate`);
+      delegate = keys.parseDelegate(body.delegate);
+      if (delegate === undefined) throw invalid(`${name}.delegate: must be ${keys.delegateDescription}`);
     }
     return { asset, family, owner, amount, delegate };
   }
@@ -335,7 +335,7 @@ export class OrderCreator {
  * (`user`) and the key its script names is the delegate.
  */
 function swapOf(side: Side, terms: HtlcTerms, user: 'initiator' | 'redeemer', price: number): NewOrder['source'] {
-  const scriptKeys = usesScriptKeys(side.asset.chain);
+  const scriptKeys = scriptKeysOf(side.asset.chain) !== undefined;
   return {
     swapId: side.family.swapId(terms),
     chain: side.asset.chain.key,

@@ -1,4 +1,4 @@
-import { usesScriptKeys } from '../chains/adapters.ts';
+import { scriptKeysOf } from '../chains/adapters.ts';
 import type { HtlcTerms } from '../chains/family.ts';
 import type { Registry } from '../chains/registry.ts';
 import type { OrderRecord } from '../store/orders.ts';
@@ -12,7 +12,7 @@ export function sourceTerms(order: OrderRecord, registry: Registry): HtlcTerms |
   if (!asset) return undefined;
   return {
     asset,
-    initiator: usesScriptKeys(asset.chain) ? order.source.delegate : order.source.initiator,
+    initiator: scriptKeysOf(asset.chain) ? order.source.delegate : order.source.initiator,
     redeemer: order.source.redeemer,
     timelock: BigInt(order.source.timelock),
     amount: BigInt(order.source.amount),

@@ -49,11 +49,11 @@ const usdcBalance = (address: Address) =>
   client.readContract({ address: deployment.contracts.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
 test('ClaimSigner: no contract on the chain, a non-EVM affiliate, or nothing unclaimed: no claim; without RPC the stored total counts', async () => {
-  const account = privateKeyToAccount(privateKeyOf(devAccount('feeSigner')));
+  const feeSignerKey = privateKeyOf(devAccount('feeSigner'));
   const affiliate = privateKeyToAccount(generatePrivateKey()).address;
-  const none = new ClaimSigner(registry, { account, contracts: {} });
+  const none = new ClaimSigner(registry, { feeSignerKey, contracts: {} });
   assert.equal(await none.claimFor({ affiliate, asset: USDC, totalEarned: 10n, totalClaimed: 0n }), undefined);
-  const offline = new ClaimSigner(registry, { account, contracts: { [CHAIN]: deployment.contracts.feeClaim } });
+  const offline = new ClaimSigner(registry, { feeSignerKey, contracts: { [CHAIN]: deployment.contracts.feeClaim } });
   assert.equal(await offline.claimFor({ affiliate: 'bc1qnotevm', asset: USDC, totalEarned: 10n, totalClaimed: 0n }), undefined);
   assert.equal(await offline.claimFor({ affiliate, asset: USDC, totalEarned: 10n, totalClaimed: 10n }), undefined);
   const claim = await offline.claimFor({ affiliate, asset: USDC, totalEarned: 10n, totalClaimed: 4n });
@@ -81,7 +81,7 @@ describeEachStore('affiliate fee claims', (kind) => {
       secrets: new SecretBox(randomBytes(32)),
       version: 'test',
       claims: new ClaimSigner(registry, {
-        account: privateKeyToAccount(privateKeyOf(devAccount('feeSigner'))),
+        feeSignerKey: privateKeyOf(devAccount('feeSigner')),
         contracts: { [CHAIN]: deployment.contracts.feeClaim },
         rpcUrls: { [CHAIN]: node.rpcUrl },
       }),

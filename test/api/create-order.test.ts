@@ -243,7 +243,7 @@ describeEachStore('POST /v2/orders', (kind) => {
     ['a Litecoin address on an EVM side', side({ owner: LTC_OWNER }, 'destination'), /destination\.owner: .* is not a valid address on arbitrum_localnet/],
     ['an EVM address on a Litecoin side', { source: { asset: 'litecoin_localnet:ltc', owner: USER, amount: '1000000' }, destination: { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: '90000' } }, /source\.owner: 0x90F7.* is not a valid address on litecoin_localnet/],
     ['a mainnet Litecoin address on regtest', { source: { asset: 'litecoin_localnet:ltc', owner: 'ltc1qg9stkxrszkdqsuj92lm4c7akvk36zvhqw7p6ck', amount: '1000000' }, destination: { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: '90000' } }, /source\.owner: ltc1q.* is not a valid address on litecoin_localnet/],
-    ['a delegate on an EVM side', side({ delegate: 'ab'.repeat(32) }), /source\.delegate: only a Bitcoin-family side takes a delegate/],
+    ['a delegate on an EVM side', side({ delegate: 'ab'.repeat(32) }), /source\.delegate: only a side whose scripts name keys \(Bitcoin family\) takes a delegate/],
     ['a delegate that is no key', { source: { asset: 'litecoin_localnet:ltc', owner: LTC_OWNER, amount: '1000000', delegate: 'zz' }, destination: { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: '90000' } }, /source\.delegate: must be an x-only public key/],
     ['an amount as a JSON number', side({ amount: 100000 }), /'source\.amount': must be a string of base units/],
     ['a negative amount', side({ amount: '-5' }), /'source\.amount': must be a string of base units/],

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { encodeFunctionData, erc20Abi, getAddress, hashTypedData, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
-import { refundTypedData } from '../../src/chains/evm/typed-data.ts';
+import { refundTypedData } from '../../src/chains/solidity-htlc/typed-data.ts';
 import { devAccount } from '../../src/devnet/accounts.ts';
 import { instantRefundSigned } from '../../src/store/instant-refund-gate.ts';
 import { createApp } from '../../src/store/apps.ts';

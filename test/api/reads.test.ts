@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { htlcAddress } from '../../src/chains/bitcoin/htlc.ts';
-import { htlcInitiateAbi } from '../../src/chains/evm/htlc-abi.ts';
+import { htlcInitiateAbi } from '../../src/chains/solidity-htlc/htlc-abi.ts';
 import { accrueOrderFees } from '../../src/store/affiliates.ts';
 import { insertOrder, type NewOrder } from '../../src/store/orders.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';

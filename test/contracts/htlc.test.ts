@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { encodeFunctionData, hashTypedData, maxUint256, toFunctionSelector, zeroAddress, type Address, type Hex } from 'viem';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
 import { evmOrderId } from '../../src/chains/evm/order-id.ts';
-import { initiateTypedData } from '../../src/chains/evm/typed-data.ts';
+import { initiateTypedData } from '../../src/chains/solidity-htlc/typed-data.ts';
 import { CHAIN_ID, mockArtifacts, newSecret, startChain, type Call, type Chain, type Role } from './setup.ts';
 
 const HTLC_ABI = contractArtifact('HTLC').abi;

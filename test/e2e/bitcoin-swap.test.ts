@@ -11,7 +11,7 @@ import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
 import type { TxEngine } from '../../src/engine/engine.ts';
-import { bitcoinJobTx } from '../../src/store/bitcoin-jobs.ts';
+import { bitcoinJobTx } from '../../src/chains/bitcoin/store/jobs.ts';
 import { BitcoinRpc } from '../../src/chains/bitcoin/rpc.ts';
 import { findOrder } from '../../src/store/orders.ts';
 import type { SecretBox } from '../../src/orders/secret-box.ts';

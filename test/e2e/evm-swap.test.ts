@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { erc20Abi, getAddress, type Hex } from 'viem';
-import { htlcInitiateAbi } from '../../src/chains/evm/htlc-abi.ts';
+import { htlcInitiateAbi } from '../../src/chains/solidity-htlc/htlc-abi.ts';
 import { devAccount } from '../../src/devnet/accounts.ts';
 import { ZERO_ADDRESS } from '../../src/chains/evm/htlc-reads.ts';
 import { instantRefundSigned } from '../../src/store/instant-refund-gate.ts';

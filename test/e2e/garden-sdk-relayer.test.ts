@@ -13,7 +13,7 @@ import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
 import type { BitcoinSolverChain } from '../../src/chains/bitcoin/solver-chain.ts';
 import { createApp } from '../../src/store/apps.ts';
-import { utxosOf } from '../../src/store/bitcoin-utxos.ts';
+import { utxosOf } from '../../src/chains/bitcoin/store/utxos.ts';
 import { findOrder } from '../../src/store/orders.ts';
 import { localnetRegistry } from '../helpers/fixtures.ts';
 import { confirmedBalance, litecoinNodeForSuite, toCoins } from '../helpers/litecoin.ts';

@@ -1,3 +1,4 @@
+import { schnorr } from '@noble/curves/secp256k1.js';
 import { hexToBytes } from '@noble/curves/utils.js';
 import { BITCOIN_SOURCE_DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
@@ -15,7 +16,15 @@ import { connectBitcoinChain } from './runtime.ts';
 export const bitcoinAdapter: ChainAdapter = {
   htlc: bitcoinHtlc,
   // The scripts name x-only keys: the solver's is its address entry, the client's its delegate.
-  partiesAreKeys: true,
+  scriptKeys: {
+    parseDelegate: (value) => (isXOnlyPublicKey(value) ? value.toLowerCase() : undefined),
+    delegateDescription: 'an x-only public key (64 hex characters)',
+    newKey: () => {
+      const privateKey = schnorr.utils.randomSecretKey();
+      return { privateKey, party: xOnlyPublicKeyOf(privateKey) };
+    },
+    partyOf: xOnlyPublicKeyOf,
+  },
   normalizeParty: (_chain, value) => (isXOnlyPublicKey(value) ? value.toLowerCase() : undefined),
   // A swap row holds the client's address in its role, and the script keys.
   partyMatchKey: (chain, value) => (isXOnlyPublicKey(value) ? { key: value, exact: false } : bitcoinAddressMatchKey(chain.network, value)),

@@ -1,4 +1,4 @@
-import type { NewUtxo, OutpointSpend } from '../../store/bitcoin-utxos.ts';
+import type { NewUtxo, OutpointSpend } from './store/utxos.ts';
 import { htlcSpendOf, type HtlcSpend } from './htlc-witness.ts';
 import type { ScriptIndex } from './script-index.ts';
 

@@ -2,8 +2,8 @@ import type { Bump, HeldItem, JobItem, NewTx, SendResult, SignResult, TxDriver, 
 import type { BitcoinFeeBumper } from './fee-bump.ts';
 import { pastBroadcastDeadline, TxEngine, type EngineOptions } from '../../engine/engine.ts';
 import { safeErrorText } from '../../errors.ts';
-import type { BitcoinPayload } from '../../store/bitcoin-jobs.ts';
-import { spendsOf } from '../../store/bitcoin-utxos.ts';
+import type { BitcoinPayload } from './store/jobs.ts';
+import { spendsOf } from './store/utxos.ts';
 import type { Db } from '../../store/database.ts';
 import { broadcastBitcoinTx, refusedByNode } from './broadcaster.ts';
 import type { BitcoinRpc } from './rpc.ts';

@@ -1,7 +1,7 @@
 import type { Bump, HeldItem } from '../../engine/driver.ts';
 import { broadcastBitcoinTx } from './broadcaster.ts';
-import { bumpsOf, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock, type BitcoinPayload } from '../../store/bitcoin-jobs.ts';
-import { utxosOf } from '../../store/bitcoin-utxos.ts';
+import { bumpsOf, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock, type BitcoinPayload } from './store/jobs.ts';
+import { utxosOf } from './store/utxos.ts';
 import type { Db } from '../../store/database.ts';
 import { buildCpfpTx } from './cpfp.ts';
 import { relaysReplacements } from './rbf.ts';

@@ -1,9 +1,9 @@
 import { hexToBytes } from '@noble/curves/utils.js';
-import { confirmedBalance } from '../../store/bitcoin-utxos.ts';
+import { confirmedBalance } from './store/utxos.ts';
 import type { ChainContext, ChainRuntime } from '../adapter.ts';
 import { engineWorkers } from '../../engine/engine.ts';
 import { bitcoinEngine } from './driver.ts';
-import type { BitcoinPayload } from '../../store/bitcoin-jobs.ts';
+import type { BitcoinPayload } from './store/jobs.ts';
 import { BitcoinActions } from './client-actions.ts';
 import { bitcoinRpcFor } from './rpc.ts';
 import { BitcoinSolverChain } from './solver-chain.ts';

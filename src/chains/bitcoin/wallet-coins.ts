@@ -1,8 +1,8 @@
 import { Transaction } from '@scure/btc-signer';
 import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
 import type { Utxo } from './wallet-tx.ts';
-import { utxosOf } from '../../store/bitcoin-utxos.ts';
-import { pendingBitcoinTxs, recordedSpent } from '../../store/bitcoin-wallet-txs.ts';
+import { utxosOf } from './store/utxos.ts';
+import { pendingBitcoinTxs, recordedSpent } from './store/wallet-txs.ts';
 import type { Db } from '../../store/database.ts';
 
 /**

@@ -8,7 +8,7 @@ import {
   unconfirmedTxids,
   type NewUtxo,
   type SpentUtxo,
-} from '../../store/bitcoin-utxos.ts';
+} from './store/utxos.ts';
 import { setChainHeight } from '../../store/chain-heights.ts';
 import type { Db } from '../../store/database.ts';
 import {

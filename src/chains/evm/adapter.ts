@@ -1,3 +1,4 @@
+import { evmFeeClaims } from './fee-claims.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
@@ -9,7 +10,6 @@ import { connectEvmChain } from './runtime.ts';
 /** EVM chains: the HTLC and NativeHTLC contracts, a log watcher, and per-account transaction senders. */
 export const evmAdapter: ChainAdapter = {
   htlc: evmHtlc,
-  partiesAreKeys: false,
   normalizeParty: (_chain, value) => normalizeEvmAddress(value),
   // Hex in any case; a mixed-case address with a wrong checksum still names the address.
   partyMatchKey: (_chain, value) => anyCase(normalizeEvmAddress(value.toLowerCase())),
@@ -27,7 +27,7 @@ export const evmAdapter: ChainAdapter = {
   servicePays: () => true,
   // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
   instantRefundHashes: true,
-  feeClaims: true,
+  feeClaims: evmFeeClaims,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
   devnet: evmDevnet,
   connect: connectEvmChain,

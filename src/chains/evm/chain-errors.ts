@@ -1,6 +1,6 @@
 import { BaseError, ContractFunctionRevertedError, decodeErrorResult, HttpRequestError, isHex, LimitExceededRpcError, RpcError, RpcRequestError, TimeoutError } from 'viem';
 import { redactHex, safeErrorText } from '../../errors.ts';
-import { htlcAbi } from './htlc-abi.ts';
+import { htlcAbi } from '../solidity-htlc/htlc-abi.ts';
 
 /**
  * A short, safe description of a chain error for the job's `last_error` and the logs. viem's full

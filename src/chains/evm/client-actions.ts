@@ -24,7 +24,7 @@ import type { Asset, Registry } from '../registry.ts';
 import { readHtlcOrder, ZERO_ADDRESS, type OnChainHtlcOrder } from './htlc-reads.ts';
 import { evmChainId } from './index.ts';
 import type { JobPayload } from './jobs.ts';
-import { initiateTypedData, refundTypedData } from './typed-data.ts';
+import { initiateTypedData, refundTypedData } from '../solidity-htlc/typed-data.ts';
 
 export interface EvmClientActionsDeps {
   /** A read client of the chain (HTLC state, current block). */

@@ -1,5 +1,5 @@
 import { concat, encodeAbiParameters, erc20Abi, numberToHex, toFunctionSelector, type Address, type Hex } from 'viem';
-import { htlcInitiateAbi } from './htlc-abi.ts';
+import { htlcInitiateAbi } from '../solidity-htlc/htlc-abi.ts';
 
 /** An EVM transaction for the client to send, in the API's TxRequest shape. */
 export interface TxRequest {

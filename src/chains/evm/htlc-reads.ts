@@ -1,5 +1,5 @@
 import type { Address, Hex, PublicClient } from 'viem';
-import { htlcAbi } from './htlc-abi.ts';
+import { htlcAbi } from '../solidity-htlc/htlc-abi.ts';
 
 /** An HTLC order as the contract stores it; `initiator` is the zero address when there is none. */
 export interface OnChainHtlcOrder {

@@ -3,7 +3,7 @@ import type { FamilyHtlc, HtlcTerms } from '../family.ts';
 import type { Chain } from '../registry.ts';
 import { approvalTransaction, initiateTransaction } from './htlc-calls.ts';
 import { evmOrderId, type EvmOrderTerms } from './order-id.ts';
-import { initiateTypedDataJson } from './typed-data.ts';
+import { initiateTypedDataJson } from '../solidity-htlc/typed-data.ts';
 
 /** `evm:31337` -> 31337n */
 export const evmChainId = (chain: Chain): bigint => BigInt(chain.id.slice(chain.id.indexOf(':') + 1));

@@ -1,5 +1,5 @@
 import { encodeFunctionData, erc20Abi, isAddress, isHex, maxUint256, size, type Address, type Hex } from 'viem';
-import { htlcAbi } from './htlc-abi.ts';
+import { htlcAbi } from '../solidity-htlc/htlc-abi.ts';
 
 /**
  * What a job does, fixed when it is enqueued: the worker only encodes and sends it. Every field is a

@@ -11,7 +11,6 @@ import { connectSolanaChain } from './runtime.ts';
 /** Solana: the HTLC programs (native SOL and SPL), a program-log watcher, and per-account transaction senders. */
 export const solanaAdapter: ChainAdapter = {
   htlc: solanaHtlc,
-  partiesAreKeys: false,
   normalizeParty: (chain, value) => solanaHtlc.normalizeAddress(chain, value),
   // base58 is case-sensitive: only the exact address matches.
   partyMatchKey: (_chain, value) => exactly(normalizeSolanaAddress(value)),

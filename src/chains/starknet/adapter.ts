@@ -7,7 +7,6 @@ import { starknetHtlc } from './index.ts';
 /** Starknet: orders and their signing data; settlement is not built yet. */
 export const starknetAdapter: ChainAdapter = {
   htlc: starknetHtlc,
-  partiesAreKeys: false,
   normalizeParty: (chain, value) => starknetHtlc.normalizeAddress(chain, value),
   // A felt: hex in any case, with or without leading zeros.
   partyMatchKey: (_chain, value) => anyCase(normalizeStarknetAddress(value)),

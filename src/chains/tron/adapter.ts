@@ -7,7 +7,6 @@ import { tronHtlc } from './index.ts';
 /** Tron: orders and their signing data; settlement is not built yet. */
 export const tronAdapter: ChainAdapter = {
   htlc: tronHtlc,
-  partiesAreKeys: false,
   normalizeParty: (chain, value) => tronHtlc.normalizeAddress(chain, value),
   // base58check exactly (a case change breaks the checksum), or the same address as 41-prefixed hex.
   partyMatchKey: (_chain, value) => exactly(normalizeTronAddress(value)),

@@ -1,4 +1,4 @@
-import { initiateTypedDataJson } from '../evm/typed-data.ts';
+import { initiateTypedDataJson } from '../solidity-htlc/typed-data.ts';
 import { tronToEvmHex } from './address.ts';
 import { secretHashHex } from './order-id.ts';
 

@@ -10,7 +10,7 @@ import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
 import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
 import { BitcoinFeeBumper } from '../../../src/chains/bitcoin/fee-bump.ts';
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { enqueueBitcoinTx, outpointKey, reservedOutpoints } from '../../../src/store/bitcoin-jobs.ts';
+import { enqueueBitcoinTx, outpointKey, reservedOutpoints } from '../../../src/chains/bitcoin/store/jobs.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { findJob } from '../../../src/store/relayer-jobs.ts';
 import { randomHex32, seedBasics } from '../../helpers/fixtures.ts';

@@ -28,7 +28,7 @@ import type { TxEngine } from '../../../src/engine/engine.ts';
 import { instantRefundSigned } from '../../../src/store/instant-refund-gate.ts';
 import { claimFunding } from '../../../src/store/solver-queries.ts';
 import { createApp } from '../../../src/store/apps.ts';
-import { utxosOf } from '../../../src/store/bitcoin-utxos.ts';
+import { utxosOf } from '../../../src/chains/bitcoin/store/utxos.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { findOrder, type OrderRecord } from '../../../src/store/orders.ts';
 import { findJob } from '../../../src/store/relayer-jobs.ts';

@@ -23,7 +23,7 @@ import type { ParentLog } from '../../../src/log.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { orderStatus, type OrderStatus } from '../../../src/orders/status.ts';
 import { orderIdsToFund } from '../../../src/store/solver-queries.ts';
-import { utxosOf } from '../../../src/store/bitcoin-utxos.ts';
+import { utxosOf } from '../../../src/chains/bitcoin/store/utxos.ts';
 import { listChainHeights } from '../../../src/store/chain-heights.ts';
 import { toRfc3339Seconds, type Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder, type NewOrder, type SwapRecord } from '../../../src/store/orders.ts';

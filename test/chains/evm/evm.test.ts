@@ -13,7 +13,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmHtlc, normalizeEvmAddress } from '../../../src/chains/evm/index.ts';
 import { evmOrderId, type EvmOrderTerms } from '../../../src/chains/evm/order-id.ts';
-import { initiateTypedData, initiateTypedDataJson } from '../../../src/chains/evm/typed-data.ts';
+import { initiateTypedData, initiateTypedDataJson } from '../../../src/chains/solidity-htlc/typed-data.ts';
 import { localnetRegistry, SOLVER, USER } from '../../helpers/fixtures.ts';
 
 const HTLC: Address = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0';

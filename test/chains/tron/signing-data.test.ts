@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeFunctionData, erc20Abi, hashTypedData, recoverTypedDataAddress, toFunctionSelector, type TypedDataDefinition } from 'viem';
-import { htlcInitiateAbi } from '../../../src/chains/evm/htlc-abi.ts';
+import { htlcInitiateAbi } from '../../../src/chains/solidity-htlc/htlc-abi.ts';
 import { tronHtlc, tronToEvmHex, type TronContractCall, type TronInitiateTypedData } from '../../../src/chains/tron/index.ts';
 import { HTLC, INITIATOR, INITIATOR_ACCOUNT, REDEEMER, SECRET_HASH, terms, USDT } from './fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from './database.ts';
+import type { Db } from '../../../store/database.ts';
 
 /** A Bitcoin-family job transaction that is not settled yet (queued, running or submitted). */
 export interface PendingBitcoinTx {

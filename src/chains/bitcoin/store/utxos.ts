@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from './database.ts';
+import type { Db } from '../../../store/database.ts';
 
 /**
  * The outputs of watched Bitcoin-family scripts (table `bitcoin_utxos`, migration 0008) and the swap

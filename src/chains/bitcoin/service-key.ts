@@ -1,7 +1,7 @@
-import { xOnlyPublicKeyOf } from '../chains/bitcoin/address.ts';
-import type { Db } from '../store/database.ts';
-import { delegateKeyCiphertext, type SwapRecord } from '../store/orders.ts';
-import type { SecretBox } from './secret-box.ts';
+import { xOnlyPublicKeyOf } from './address.ts';
+import type { Db } from '../../store/database.ts';
+import { delegateKeyCiphertext, type SwapRecord } from '../../store/orders.ts';
+import type { SecretBox } from '../../orders/secret-box.ts';
 
 /**
  * The per-order key the service holds for a client that gave no delegate key of its own

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { TxVersion } from '../chains/bitcoin/rbf.ts';
-import type { Outpoint } from '../chains/bitcoin/wallet-tx.ts';
-import type { Db } from './database.ts';
+import type { TxVersion } from '../rbf.ts';
+import type { Outpoint } from '../wallet-tx.ts';
+import type { Db } from '../../../store/database.ts';
 
 
 /** A signed version of a job's transaction (see `TxVersion` in chains/bitcoin/rbf.ts). */
