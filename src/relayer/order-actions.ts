@@ -6,7 +6,7 @@ import type { App } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
 import { saveInstantRefundConsent } from '../store/instant-refund-consent.ts';
 import { findOrder, type OrderRecord } from '../store/orders.ts';
-import { findJob, type RelayerJob } from '../store/relayer-jobs.ts';
+import { findJob, isWrittenSigned, type RelayerJob } from '../store/relayer-jobs.ts';
 import type { RelayerAction } from './actions.ts';
 import { checkMayAct } from './order-permissions.ts';
 
@@ -34,13 +34,11 @@ export const jobView = (job: RelayerJob): JobView => ({
   action: job.action,
   status: job.status,
   // A hash is shown once the transaction is out, not while it is only signed; a job written with its
-  // signed transaction (a Bitcoin-family one) is never re-signed, so its txid is known from the start.
-  tx_hash: writtenSigned(job) || job.status === 'submitted' || job.status === 'confirmed' || job.status === 'failed' ? job.txHash : '',
+  // signed transaction is never re-signed, so its hash is known from the start.
+  tx_hash: isWrittenSigned(job) || job.status === 'submitted' || job.status === 'confirmed' || job.status === 'failed' ? job.txHash : '',
   attempts: job.attempts,
   last_error: job.lastError,
 });
-
-const writtenSigned = (job: RelayerJob): boolean => (job.payload as { kind?: unknown } | null)?.kind === 'signed';
 
 /**
  * The order actions of PATCH /v2/orders/{id} and /v3/orders/{id}: who may ask is decided here, the

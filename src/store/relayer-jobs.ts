@@ -2,6 +2,13 @@ import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import type { JobSigner, JobStatus } from './schema.ts';
 
+/**
+ * Whether a job was written with its signed transaction, which the engine only broadcasts (payload
+ * kind `signed`, migration 0010; a family whose transactions are complete once signed writes its jobs
+ * so): its transaction and hash are fixed from the start.
+ */
+export const isWrittenSigned = (job: Pick<RelayerJob, 'payload'>): boolean => (job.payload as { kind?: unknown } | null)?.kind === 'signed';
+
 export interface RelayerJob {
   id: string;
   chain: string;
@@ -211,15 +218,6 @@ export async function markSubmittedMany(
     from (values ${values}) as v(id, hash)
     where r.id = v.id and r.locked_by = ${worker}
   `.execute(db);
-}
-
-export async function markConfirmed(db: Db, id: string, worker: string): Promise<void> {
-  await db
-    .updateTable('relayer_jobs')
-    .set({ status: 'confirmed', locked_by: null, locked_until: null, updated_at: new Date() })
-    .where('id', '=', id)
-    .where('locked_by', '=', worker)
-    .execute();
 }
 
 /** Records a failed attempt: the job is retried after `retryMs`, or fails for good past its attempts. */
