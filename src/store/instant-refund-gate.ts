@@ -25,12 +25,6 @@ export async function mayCoSignInstantRefund(db: Db, orderId: string): Promise<b
   });
 }
 
-/** Whether the solver co-signed an instant refund of the order: it must then not fund the destination. */
-export async function instantRefundSigned(db: Db, orderId: string): Promise<boolean> {
-  const { rows } = await sql<{ flag: boolean }>`select instant_refund_signed as flag from orders where id = ${orderId}`.execute(db);
-  return rows[0]?.flag === true;
-}
-
 /**
  * Rule 5's condition read without the lock and without setting the flag: whether the solver could
  * still co-sign an instant refund (the destination is not initiated and the solver has not recorded

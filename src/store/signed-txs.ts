@@ -53,11 +53,6 @@ export async function readSignedTxs(db: Db, jobIds: readonly string[]): Promise<
   return new Map(rows.map((row) => [String(row.id), toSignedTx(row)]));
 }
 
-/** The job's signed transaction, if it has one. */
-export async function readSignedTx(db: Db, jobId: string): Promise<SignedTx | undefined> {
-  return (await readSignedTxs(db, [jobId])).get(String(jobId));
-}
-
 /**
  * Records a signed transaction before it is broadcast. False when the worker no longer holds the job:
  * then it must not be sent.

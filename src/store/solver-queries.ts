@@ -140,12 +140,6 @@ export async function claimFundings(db: Db, orderIds: readonly string[]): Promis
   return new Set(rows.map((r) => r.id));
 }
 
-/** When the solver recorded its intent to fund the destination, if it did. */
-export async function destinationFundingAt(db: Db, orderId: string): Promise<string | null> {
-  const { rows } = await sql<{ at: string | null }>`select destination_funding_at::text as at from orders where id = ${orderId}`.execute(db);
-  return rows[0]?.at ?? null;
-}
-
 /** The sealed service-held secret of an order, if the service holds it. */
 export async function secretCiphertext(db: Db, orderId: string): Promise<Uint8Array | null> {
   const { rows } = await sql<{ sealed: Uint8Array | null }>`select secret_ciphertext as sealed from orders where id = ${orderId}`.execute(db);

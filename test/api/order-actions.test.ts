@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
 import { refundTypedData } from '../../src/chains/solidity-htlc/typed-data.ts';
 import { devAccount } from '../../src/devnet/accounts.ts';
-import { instantRefundSigned } from '../../src/store/instant-refund-gate.ts';
+import { instantRefundSigned } from '../helpers/order-flags.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { localnetRegistry, randomHex32, SOLVER, USER } from '../helpers/fixtures.ts';
 import { describeEachStore } from '../helpers/stores.ts';

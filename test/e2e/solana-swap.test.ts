@@ -31,7 +31,7 @@ import { IDENTITY_PDA_SEEDS, tokenVaultSeeds } from '../../src/chains/solana/pro
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-config.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import { startDev, type Dev } from '../../src/devnet/dev.ts';
-import { instantRefundSigned } from '../../src/store/instant-refund-gate.ts';
+import { instantRefundSigned } from '../helpers/order-flags.ts';
 import { solanaProgramsForSuite } from '../helpers/solana.ts';
 import { until } from '../helpers/wait.ts';
 

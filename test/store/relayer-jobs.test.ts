@@ -6,11 +6,10 @@ import {
   enqueueJob,
   findJob,
   markAttemptFailed,
-  markConfirmed,
   markSubmitted,
   markSubmittedMany,
 } from '../../src/store/relayer-jobs.ts';
-import { saveSignedTxs } from '../../src/store/signed-txs.ts';
+import { confirmJob, saveSignedTxs } from '../../src/store/signed-txs.ts';
 import { EnqueueBatch } from '../../src/solver/enqueue-batch.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { seedBasics } from '../helpers/fixtures.ts';
@@ -94,7 +93,7 @@ describeEachStore('relayer job queue', (kind) => {
     const [again] = await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 });
     assert.equal(again?.txHash, '0xfeed');
     assert.equal(again?.nonce, '7');
-    await markConfirmed(store.db, job.id, 'w');
+    await confirmJob(store.db, job.id, 'w', '0xfeed');
     assert.equal((await findJob(store.db, k))?.status, 'confirmed');
     assert.equal((await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 })).length, 0);
   });
@@ -107,9 +106,9 @@ describeEachStore('relayer job queue', (kind) => {
     const [taken] = await claimJobs(store.db, { chain, worker: 'alive', leaseMs: 60_000, limit: 1 });
     assert.equal(taken?.id, job?.id);
     assert.equal(taken?.attempts, 2);
-    await markConfirmed(store.db, job!.id, 'dead');
+    await confirmJob(store.db, job!.id, 'dead', '0xdead');
     assert.equal((await findJob(store.db, k))?.status, 'running', 'the dead worker no longer owns it');
-    await markConfirmed(store.db, job!.id, 'alive');
+    await confirmJob(store.db, job!.id, 'alive', '0xa11e');
     assert.equal((await findJob(store.db, k))?.status, 'confirmed');
   });
 

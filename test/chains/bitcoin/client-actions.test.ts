@@ -25,7 +25,7 @@ import { StaticPriceSource } from '../../../src/pricing/price-source.ts';
 import { buildStrategies } from '../../../src/pricing/strategies.ts';
 import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
 import type { TxEngine } from '../../../src/engine/engine.ts';
-import { instantRefundSigned } from '../../../src/store/instant-refund-gate.ts';
+import { instantRefundSigned } from '../../helpers/order-flags.ts';
 import { claimFunding } from '../../../src/store/solver-queries.ts';
 import { createApp } from '../../../src/store/apps.ts';
 import { utxosOf } from '../../../src/chains/bitcoin/store/utxos.ts';

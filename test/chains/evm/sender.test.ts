@@ -9,7 +9,7 @@ import { initiateTypedData } from '../../../src/chains/solidity-htlc/typed-data.
 import { devAccount, privateKeyOf } from '../../../src/devnet/accounts.ts';
 import { evmEngine, type EvmEngine } from '../../../src/chains/evm/driver.ts';
 import { jobCall, type JobPayload } from '../../../src/chains/evm/jobs.ts';
-import { readSignedTx, saveSignedTx } from '../../../src/store/signed-txs.ts';
+import { readSignedTxs, saveSignedTx } from '../../../src/store/signed-txs.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { claimJobs, enqueueJob, findJob } from '../../../src/store/relayer-jobs.ts';
 import { localnetRegistry, randomHex32, seedBasics, SOLVER } from '../../helpers/fixtures.ts';
@@ -35,6 +35,11 @@ describeEachStore('EVM relayer', (kind) => {
   let relayer: EvmEngine;
   const eth = () => chains.ethereum_localnet;
   const nonce = () => eth().client.getTransactionCount({ address: relayerAccount.address });
+  /** The signed transaction the job of `key` holds, if any. */
+  const signedTxOf = async (key: string) => {
+    const id = (await findJob(store.db, key))!.id;
+    return (await readSignedTxs(store.db, [id])).get(id);
+  };
 
   before(async () => {
     store = await openTestStore(kind);
@@ -129,9 +134,9 @@ describeEachStore('EVM relayer', (kind) => {
     await eth().node.rpc('evm_setAutomine', [false]);
     try {
       await bumping.tick(); // signed and sent, not mined
-      const first = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
+      const first = (await signedTxOf(job.key))!;
       await bumping.tick(); // old enough: bumped
-      const second = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
+      const second = (await signedTxOf(job.key))!;
       assert.notEqual(second.hash, first.hash);
       assert.equal(second.nonce, first.nonce);
       assert.deepEqual(second.hashes.slice(-2), [first.hash, second.hash]);
@@ -153,8 +158,8 @@ describeEachStore('EVM relayer', (kind) => {
     await eth().node.rpc('evm_setAutomine', [false]);
     try {
       await relayer.tick(); // both signed with consecutive nonces and sent, neither mined
-      const sa = (await readSignedTx(store.db, (await findJob(store.db, a.key))!.id))!;
-      const sb = (await readSignedTx(store.db, (await findJob(store.db, b.key))!.id))!;
+      const sa = (await signedTxOf(a.key))!;
+      const sb = (await signedTxOf(b.key))!;
       assert.deepEqual([sa.nonce, sb.nonce], [BigInt(start), BigInt(start + 1)]);
       // The node forgets the first (evicted, or lost with a restart): the second cannot be mined after it.
       await eth().node.rpc('anvil_dropTransaction', [sa.hash]);
@@ -184,10 +189,10 @@ describeEachStore('EVM relayer', (kind) => {
     await eth().node.rpc('evm_setAutomine', [false]);
     try {
       await capped.tick();
-      const first = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
+      const first = (await signedTxOf(job.key))!;
       assert.equal(parseTransaction(first.raw as Hex).maxFeePerGas, cap, 'capped below the estimate');
       await capped.tick(); // old enough to bump, but the bump would pass the cap
-      const again = (await readSignedTx(store.db, (await findJob(store.db, job.key))!.id))!;
+      const again = (await signedTxOf(job.key))!;
       assert.equal(again.hash, first.hash, 'not re-signed');
       assert.deepEqual(again.hashes, [first.hash]);
     } finally {
@@ -207,7 +212,7 @@ describeEachStore('EVM relayer', (kind) => {
     const job = (await findJob(store.db, key))!;
     assert.equal(job.status, 'queued');
     assert.equal(job.lastError, 'reverted: HTLC__OrderNotInitiated');
-    assert.equal(await readSignedTx(store.db, job.id), undefined);
+    assert.equal((await readSignedTxs(store.db, [job.id])).get(job.id), undefined);
     assert.equal(await nonce(), start);
   });
 });
