@@ -206,6 +206,35 @@ describeEachStore('EVM swap end to end', (kind) => {
     assert.equal(await destinationFundingAt(w.store.db, o.id), null, 'not even the intent to fund');
   });
 
+  test('rule 1: the solver funds only once the source has its required confirmations', async () => {
+    const REQUIRED = 3;
+    const o = await createOrder(true);
+    // What a registry with a confirmation target of 3 writes (the localnet's is 1).
+    await w.store.db.updateTable('swaps').set({ required_confirmations: REQUIRED }).where('order_id', '=', o.id).where('side', '=', 'source').execute();
+    await initiate(o);
+    let waited = 0;
+    for (let i = 0; i < 10; i++) {
+      const pass = await w.step();
+      const seen = (await read(o.id)).source_swap.current_confirmations as number;
+      if (pass.funded.includes(o.id)) {
+        assert.ok(seen >= REQUIRED, `funded with ${seen} of ${REQUIRED} confirmations`);
+        break;
+      }
+      assert.ok(seen < REQUIRED, `${seen} confirmations and not funded: ${JSON.stringify(pass.skipped)}`);
+      assert.equal((await read(o.id)).status, 'initiate_detected');
+      assert.equal(await destinationFundingAt(w.store.db, o.id), null, 'not even the intent to fund');
+      waited++;
+      await eth.node.rpc('anvil_mine', ['0x1']);
+    }
+    assert.ok(waited >= 1, 'the solver waited at least one block');
+    assert.notEqual(await destinationFundingAt(w.store.db, o.id), null, 'funded at last');
+    // Settle it so later tests start from idle chains.
+    await w.patchRelayed(o.id, 'redeem', 'arbitrum_localnet', { secret: o.secret.slice(2) });
+    await w.step();
+    await w.step();
+    assert.equal((await read(o.id)).status, 'completed');
+  });
+
   test('rule 2: with too little time left on the source, the solver does not fund', async () => {
     const o = await createOrder(true);
     await initiate(o);

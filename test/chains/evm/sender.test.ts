@@ -1,5 +1,6 @@
 // The relayer worker against a real anvil: one job makes one transaction through a crash between
-// signing and sending, a nonce taken by another transaction, a fee bump, and a call that would revert.
+// signing and sending, a nonce taken by another transaction, a fee bump, and a call that would revert;
+// safety rules 3 and 7 at the relayer: a redeem's secret is 32 bytes, and never reaches last_error or the log.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { erc20Abi, keccak256, parseTransaction, type Hex } from 'viem';
@@ -214,5 +215,38 @@ describeEachStore('EVM relayer', (kind) => {
     assert.equal(job.lastError, 'reverted: HTLC__OrderNotInitiated');
     assert.equal((await readSignedTxs(store.db, [job.id])).get(job.id), undefined);
     assert.equal(await nonce(), start);
+  });
+
+  test('safety rule 3 at the relayer: a redeem job whose secret is not 32 bytes fails unsent, whoever wrote it', async () => {
+    const start = await nonce();
+    for (const secret of [`0x${randomHex32().slice(0, 62)}`, `0x${randomHex32()}00`] as const) {
+      const key = `test:${randomHex32()}:redeem`;
+      await enqueueJob(store.db, { chain: CHAIN, action: 'redeem', idempotencyKey: key, payload: { kind: 'redeem', htlc: eth().deployment.contracts.wbtcHtlc, orderId: `0x${randomHex32()}`, secret } });
+      await relayer.tick();
+      const job = (await findJob(store.db, key))!;
+      assert.equal(job.status, 'failed', `a ${(secret.length - 2) / 2}-byte secret`);
+      assert.match(job.lastError, /the secret is not 32 bytes/);
+      assert.equal((await readSignedTxs(store.db, [job.id])).get(job.id), undefined);
+    }
+    assert.equal(await nonce(), start, 'nothing was signed or sent');
+  });
+
+  test("safety rule 7: a redeem that reverts keeps its secret and the relayer's key out of last_error and the log", async () => {
+    const lines: string[] = [];
+    const capture = (fields: object, message: string) => void lines.push(`${message} ${JSON.stringify(fields)}`);
+    const logged = evmEngine({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0, log: { info: capture, warn: capture, error: capture } });
+    const secret = randomHex32();
+    const key = `test:${randomHex32()}:redeem`;
+    // A redeem of an order the HTLC does not hold: its call carries the secret and reverts.
+    await enqueueJob(store.db, { chain: CHAIN, action: 'redeem', idempotencyKey: key, maxAttempts: 2, payload: { kind: 'redeem', htlc: eth().deployment.contracts.wbtcHtlc, orderId: `0x${randomHex32()}`, secret: `0x${secret}` } });
+    for (let i = 0; i < 3; i++) await logged.tick();
+    const job = (await findJob(store.db, key))!;
+    assert.equal(job.status, 'failed');
+    assert.match(job.lastError, /HTLC__OrderNotInitiated/);
+    assert.ok(lines.length > 0, 'the refusals were logged');
+    for (const text of [job.lastError, ...lines].map((t) => t.toLowerCase())) {
+      assert.ok(!text.includes(secret), `the secret in: ${text}`);
+      assert.ok(!text.includes(relayerKey.slice(2).toLowerCase()), `the key in: ${text}`);
+    }
   });
 });
