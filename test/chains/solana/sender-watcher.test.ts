@@ -1,8 +1,9 @@
 // The Solana transaction sender and watcher on a local chain whose slots move only when the test
 // says (slotMs 0), over both stores: a job is signed, sent, confirmed once its slot is; a transaction
 // whose blockhash expired unseen is signed afresh and lands once; a client's signed transaction that
-// expired fails for good; a program refusal fails the job; the watcher records the swaps' initiates
-// from the program's logs, paging back through many transactions, and reads none twice.
+// expired fails for good; a program refusal fails the job; a redeem whose secret is not 32 bytes is
+// never sent (safety rule 3); the watcher records the swaps' initiates from the program's logs,
+// paging back through many transactions, and reads none twice.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -82,6 +83,21 @@ describeEachStore('Solana sender and watcher', (kind) => {
     const done = (await findJob(store.db, sent.idempotencyKey))!;
     assert.equal(done.status, 'confirmed');
     assert.equal(done.txHash, sent.txHash);
+  });
+
+  test('safety rule 3 at the relayer: a redeem job whose secret is not 32 bytes fails unsent, whoever wrote it', async (t) => {
+    if (!net) return t.skip('no Solana toolchain');
+    const swap = fundPayload(1_000n);
+    for (const secret of [randomBytes(31).toString('hex'), randomBytes(33).toString('hex')]) {
+      const key = `redeem:${swap.secretHash}:${secret.length}`;
+      const payload = { kind: 'redeem', program: swap.program, programKind: swap.programKind, initiator: swap.initiator, secretHash: swap.secretHash, redeemer: swap.redeemer, secret };
+      await enqueueJob(store.db, { chain: chain.key, action: 'solver-redeem', idempotencyKey: key, payload, signer: 'solver' });
+      await sender().tick();
+      const job = (await findJob(store.db, key))!;
+      assert.equal(job.status, 'failed', `a ${secret.length / 2}-byte secret`);
+      assert.match(job.lastError, /redeem: secret is malformed/);
+      assert.equal(job.txHash, '', 'nothing was sent');
+    }
   });
 
   test('a transaction whose blockhash expired unseen is signed afresh and lands once', async (t) => {
