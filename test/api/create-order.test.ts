@@ -139,6 +139,27 @@ describeEachStore('POST /v2/orders', (kind) => {
     assert.equal(d.swap_id, htlcAddress({ initiator: d.initiator, redeemer: d.delegate, secretHash: d.secret_hash, timelock: 12n }, 'litecoin_regtest'));
   });
 
+  test('safety rule 7: the secret and the key the service holds for an order are in none of its answers', async () => {
+    const created = await post(body({ source: { asset: 'litecoin_localnet:ltc', owner: LTC_OWNER, amount: '100000000' }, destination: { asset: 'arbitrum_localnet:wbtc', owner: USER, amount: '94000' } }));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.result.order_id as string;
+    const row = await t.store.db.selectFrom('orders').select(['secret_ciphertext', 'delegate_key_ciphertext']).where('id', '=', id).executeTakeFirstOrThrow();
+    const held = [row.secret_ciphertext, row.delegate_key_ciphertext].map((sealed) => {
+      assert.ok(sealed, 'the service holds both');
+      return Buffer.from(t.secrets.open(sealed)).toString('hex');
+    });
+    const answers = [JSON.stringify(created.body)];
+    for (const url of [`/v2/orders/${id}`, `/v3/quote/${id}`, '/v2/orders?per_page=100', `/explorer/api/orders/${id}`, `/explorer/api/orders?q=${id}`]) {
+      const res = await t.api.inject({ url, headers: { 'service-app-id': t.key } });
+      assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+      assert.ok(res.body.includes(id), `${url} answers about the order`);
+      answers.push(res.body);
+    }
+    for (const answer of answers) {
+      for (const secret of held) assert.ok(!answer.toLowerCase().includes(secret), `held in: ${answer.slice(0, 200)}`);
+    }
+  });
+
   test('the same nonce returns the same order; a different body with it is a conflict', async () => {
     const payload = body({ nonce: 1751978328975 });
     const first = await post(payload);
