@@ -91,7 +91,7 @@ export interface SolverChain {
 
 
 /**
- * The solver: funds destinations (DESIGN.md safety rules 1, 2, 5), redeems destinations for clients
+ * The solver: funds destinations (safety rules 1, 2 and 5 of docs/safety.md), redeems destinations for clients
  * whose secret the service holds, redeems its sources as soon as the secret is on chain (rule 4), and
  * refunds its own expired destinations, on every chain it has an adapter for. Each step re-checks the
  * chain before it writes, so a pass re-run after a crash at any point sends nothing twice (rule 6).

@@ -31,7 +31,7 @@ import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
 import { feeLadder, type TxVersion } from './rbf.ts';
 
 /**
- * The client's order actions on Bitcoin-family HTLCs (DESIGN.md sections 1 and 4). A Bitcoin
+ * The client's order actions on Bitcoin-family HTLCs (DESIGN.md section 1; the safety rules of docs/safety.md). A Bitcoin
  * transaction is complete once signed, so each action builds (or checks) the signed transaction here
  * and writes it as the one relayer job of its order and action; the transaction engine broadcasts it.
  * - redeem {secret}: a Bitcoin destination whose key the service holds for the client.

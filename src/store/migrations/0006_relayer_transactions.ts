@@ -11,7 +11,7 @@ import { runStatements } from '../sql-script.ts';
  * - `signed_at`: when the current `raw_tx` was signed; a transaction left unmined too long is re-signed
  *   with higher fees and the same nonce.
  * - `orders.instant_refund_signed`: the solver co-signed an instant refund of the source, so it must
- *   never fund the destination (DESIGN.md safety rule 5). Set and read under the order's row lock.
+ *   never fund the destination (safety rule 5, docs/safety.md). Set and read under the order's row lock.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(
