@@ -8,47 +8,17 @@
 //   and the client's refund goes through once the source timelock runs out.
 // Nothing is funded or redeemed twice, and no job fails because a node was away.
 import assert from 'node:assert/strict';
-import { after, before, test, type TestContext } from 'node:test';
-import pg from 'pg';
-import { createDatabase } from '../helpers/stores.ts';
+import { test, type TestContext } from 'node:test';
 import type { TcpProxy } from '../helpers/tcp-proxy.ts';
-import { openServiceWorld, type ServiceProcess, type ServiceWorld } from './service-process.ts';
+import { serviceForSuite, skipWithoutPostgres } from './service-process.ts';
 
 const SWAPS = 5;
 const LONG_OUTAGE_MS = Number(process.env.NODE_OUTAGE_SECONDS ?? 180) * 1_000;
 const SHORT_OUTAGE_MS = 90_000;
-const databaseUrl = process.env.DATABASE_URL;
-const skip = databaseUrl ? false : process.env.CI ? false : 'DATABASE_URL is not set: the node outage tests run on PostgreSQL';
-if (skip) console.warn(`\n*** SKIPPING the node outage tests: ${skip} ***\n`);
-
-let world: ServiceWorld | undefined;
-let service: ServiceProcess | undefined;
-let database: { url: string; drop: () => Promise<void> } | undefined;
-
-before(async () => {
-  if (skip) return;
-  world = await openServiceWorld({ proxied: true });
-  database = await createDatabase(databaseUrl!, 'hashlock_outage');
-  service = await world.startService(database.url);
-});
-after(async () => {
-  await service?.killed();
-  await world?.close();
-  await database?.drop();
-});
+const skip = skipWithoutPostgres('the node outage tests');
+const suite = serviceForSuite({ proxied: true, database: 'hashlock_outage' }, skip);
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The service's jobs that failed, with why: none may have failed because a node was away. */
-async function failedJobs(): Promise<Array<{ idempotency_key: string; last_error: string }>> {
-  const client = new pg.Client({ connectionString: database!.url });
-  await client.connect();
-  try {
-    return (await client.query<{ idempotency_key: string; last_error: string }>("select idempotency_key, last_error from relayer_jobs where status = 'failed'")).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Creates the swaps (every node up), cuts `proxy` off, sends the clients' gasless initiates (their
@@ -56,11 +26,11 @@ async function failedJobs(): Promise<Array<{ idempotency_key: string; last_error
  * node be reached again.
  */
 async function swapsWithNodeDown(proxy: TcpProxy, ms: number, meanwhile: (answers: number[], ids: string[]) => Promise<void> = async () => undefined) {
-  const { created, destinationAmount } = await world!.createSwaps(service!, SWAPS);
+  const { created, destinationAmount } = await suite.world!.createSwaps(suite.service!, SWAPS);
   const ids = created.map((c) => c.order_id);
   proxy.cut();
   try {
-    const answers = await world!.initiate(service!, created);
+    const answers = await suite.world!.initiate(suite.service!, created);
     await pause(ms);
     await meanwhile(answers, ids);
   } finally {
@@ -69,35 +39,35 @@ async function swapsWithNodeDown(proxy: TcpProxy, ms: number, meanwhile: (answer
   return { ids, destinationAmount };
 }
 
-const statuses = (ids: string[]) => Promise.all(ids.map(async (id) => ((await service!.call(`/v2/orders/${id}`)) as { status: string }).status));
+const statuses = (ids: string[]) => suite.world!.statuses(suite.service!, ids);
 
 test(`the source node down ${LONG_OUTAGE_MS / 1000} s when the gasless initiates arrive: each is accepted and carried out once it is back`, { skip, timeout: LONG_OUTAGE_MS + 300_000 }, async (t: TestContext) => {
-  const w = world!;
+  const w = suite.world!;
   const mark = await w.mark();
   const { ids, destinationAmount } = await swapsWithNodeDown(w.proxies.eth!, LONG_OUTAGE_MS, async (answers, orderIds) => {
     assert.deepEqual(answers, orderIds.map(() => 202), 'every initiate accepted while the node is away');
     assert.deepEqual(await statuses(orderIds), orderIds.map(() => 'created'), 'nothing could happen meanwhile');
   });
   const back = Date.now();
-  await w.waitCompleted(service!, ids, 180_000);
+  await w.waitCompleted(suite.service!, ids, 180_000);
   t.diagnostic(`every swap completed ${Date.now() - back} ms after the node was back, with no client acting again`);
   await w.assertSettledOnce(mark, SWAPS, destinationAmount);
-  assert.deepEqual(await failedJobs(), []);
+  assert.deepEqual(await suite.service!.failedJobs(), []);
 });
 
 test('the destination node down 90 s when the solver funds: every swap completes', { skip, timeout: SHORT_OUTAGE_MS + 300_000 }, async (t: TestContext) => {
-  const w = world!;
+  const w = suite.world!;
   const mark = await w.mark();
   const { ids, destinationAmount } = await swapsWithNodeDown(w.proxies.arb!, SHORT_OUTAGE_MS);
   const back = Date.now();
-  await w.waitCompleted(service!, ids, 180_000);
+  await w.waitCompleted(suite.service!, ids, 180_000);
   t.diagnostic(`every swap completed ${Date.now() - back} ms after the node was back`);
   await w.assertSettledOnce(mark, SWAPS, destinationAmount);
-  assert.deepEqual(await failedJobs(), []);
+  assert.deepEqual(await suite.service!.failedJobs(), []);
 });
 
 test(`the destination node down ${LONG_OUTAGE_MS / 1000} s: rule 2 no longer allows the funding, it never happens, and the client's refund goes through`, { skip, timeout: LONG_OUTAGE_MS + 300_000 }, async (t: TestContext) => {
-  const w = world!;
+  const w = suite.world!;
   const arbFrom = await w.arb.client.getBlockNumber();
   const { ids } = await swapsWithNodeDown(w.proxies.arb!, LONG_OUTAGE_MS);
   // The solver sees the destination again, past what rule 2 allows (the source's 600 blocks less the
@@ -108,16 +78,9 @@ test(`the destination node down ${LONG_OUTAGE_MS / 1000} s: rule 2 no longer all
   const funded = await w.arb.client.getLogs({ address: w.arb.deployment.contracts.wbtcHtlc, fromBlock: arbFrom, toBlock: 'latest' });
   assert.equal(funded.length, 0, 'no destination HTLC event at all');
   // The source timelock runs out (the test mines its blocks at once), and the client refunds.
-  await w.eth.node.rpc('anvil_mine', ['0x258']);
-  for (const end = Date.now() + 60_000; !(await statuses(ids)).every((s) => s === 'awaiting_refund'); await pause(500)) {
-    assert.ok(Date.now() < end, `awaiting refund: ${(await statuses(ids)).join(', ')}`);
-  }
-  for (const id of ids) await service!.call(`/v2/orders/${id}?action=refund`, { method: 'PATCH', body: {} });
-  for (const end = Date.now() + 120_000; !(await statuses(ids)).every((s) => s === 'refunded'); await pause(500)) {
-    assert.ok(Date.now() < end, `refunded: ${(await statuses(ids)).join(', ')}`);
-  }
+  await w.refundAfterTimelock(suite.service!, ids, w.eth);
   t.diagnostic('every source refunded to the client; no destination was funded');
-  const failed = await failedJobs();
+  const failed = await suite.service!.failedJobs();
   assert.ok(
     failed.every((j) => /safety rule 2/.test(j.last_error)),
     `only fundings refused by rule 2 may have failed: ${JSON.stringify(failed)}`,

@@ -1,12 +1,16 @@
 // `hashlock serve` as an operator runs it: a separate process on PostgreSQL, over two anvil chains
-// mining every second, with gasless WBTC swaps from ethereum_localnet to arbitrum_localnet. The
-// fault tests (the process killed, its database connections lost) share this world.
+// mining every second, with gasless WBTC swaps from ethereum_localnet to arbitrum_localnet (or any
+// route of the dev config). The fault tests (the process killed, its database connections lost, its
+// chains' nodes away or slow) share this world; it may also run Litecoin regtest and the local Solana
+// chain as `hashlock dev` does (service-chains.ts).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { after, before } from 'node:test';
+import pg from 'pg';
 import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseEventLogs, type Address, type PublicClient } from 'viem';
 import { HTLC_EVENTS } from '../../src/chains/evm/htlc-events.ts';
 import { DEV_CONFIG_PATH, PACKAGE_ROOT } from '../../src/config/service-config.ts';
@@ -15,11 +19,13 @@ import { freePort } from '../../src/devnet/free-port.ts';
 import { evmChainId } from '../../src/chains/evm/index.ts';
 import { deployLocalnet, type EvmDeployment } from '../../src/chains/evm/devnet.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
-import { loadRegistry } from '../../src/chains/registry.ts';
+import { loadRegistry, type Registry } from '../../src/chains/registry.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { migrate, openStore } from '../../src/store/database.ts';
 import { signGaslessInitiate } from '../helpers/gasless.ts';
+import { createDatabase } from '../helpers/stores.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { startLitecoinSide, startSolanaSide, type LitecoinSide, type ServiceChain, type SolanaSide } from './service-chains.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 export const AMOUNT = 100_000n;
@@ -48,13 +54,46 @@ export interface ServiceProcess {
   healthy(): Promise<boolean>;
   /** An API call with the app's key; throws on an error answer. */
   call(path: string, init?: { method: string; body: object }): Promise<any>;
+  /** An API call with the app's key: its status code and body, whatever they are. */
+  request(method: string, path: string, body?: object): Promise<{ status: number; body: any }>;
+  /** The service's jobs (its relayer's and its solver's), oldest first. */
+  jobs(): Promise<Job[]>;
+  /** The service's jobs that failed, with why. */
+  failedJobs(): Promise<Array<Pick<Job, 'chain' | 'idempotency_key' | 'last_error'>>>;
   killed(): Promise<void>;
   restart(): Promise<void>;
+}
+
+/** A job of the service's queue, as a test reads it. */
+export interface Job {
+  chain: string;
+  order_id: string | null;
+  action: string;
+  idempotency_key: string;
+  status: string;
+  last_error: string;
+  created_at: Date;
+  /** When its (first) transaction was signed; null while it has none. */
+  signed_at: Date | null;
 }
 
 export interface CreatedOrder {
   order_id: string;
   typed_data: Parameters<typeof signGaslessInitiate>[1];
+  /** A Bitcoin-family source: the HTLC address the client pays. */
+  to?: string;
+  /** A Solana source: the initiate the client signs and sends. */
+  versioned_tx?: string;
+}
+
+/** Swaps of one route: the assets, their owners and the source amount; `secretHash` when the client keeps the secret. */
+export interface SwapRoute {
+  from: string;
+  to: string;
+  fromOwner: string;
+  toOwner: string;
+  amount: bigint;
+  secretHash?: string;
 }
 
 export interface Mark {
@@ -63,22 +102,42 @@ export interface Mark {
 }
 
 export interface ServiceWorld {
+  /** The localnet registry the service runs on. */
+  registry: Registry;
   eth: Chain;
   arb: Chain;
+  /** With `litecoin`: litecoin_localnet, a Litecoin Core regtest node. */
+  ltc?: LitecoinSide;
+  /** With `solana`: solana_localnet, the local Solana chain. */
+  sol?: SolanaSide;
   /** With `proxied`, what stands between the service and each chain's node (the clients reach the nodes directly). */
-  proxies: { eth?: TcpProxy; arb?: TcpProxy };
+  proxies: { eth?: TcpProxy; arb?: TcpProxy; ltc?: TcpProxy; sol?: TcpProxy };
   dir: string;
   balances(): Promise<Balances>;
   /** Starts `hashlock serve` on `databaseUrl` (a fresh database: migrated here, with a gasless app). */
   startService(databaseUrl: string): Promise<ServiceProcess>;
   /** Creates `count` gasless WBTC swaps and relays their initiates; returns their order ids and the destination amount. */
   startSwaps(service: ServiceProcess, count: number): Promise<{ ids: string[]; destinationAmount: bigint }>;
-  /** Creates `count` gasless WBTC swaps: the created orders (with their typed data) and the destination amount. */
-  createSwaps(service: ServiceProcess, count: number): Promise<{ created: CreatedOrder[]; destinationAmount: bigint }>;
+  /**
+   * Creates `count` swaps of `route` (gasless WBTC from ethereum_localnet to arbitrum_localnet by
+   * default, the user's on both): the created orders (with their typed data) and the destination amount.
+   */
+  createSwaps(service: ServiceProcess, count: number, route?: SwapRoute): Promise<{ created: CreatedOrder[]; destinationAmount: bigint }>;
   /** The client's gasless initiate of each order (PATCH ?action=initiate); returns the answers' status codes. */
   initiate(service: ServiceProcess, created: CreatedOrder[]): Promise<number[]>;
+  /** The orders' statuses now. */
+  statuses(service: ServiceProcess, ids: string[]): Promise<string[]>;
+  /** Polls until every order has `status` (fails with their statuses after `timeoutMs`). */
+  waitStatus(service: ServiceProcess, ids: string[], status: string, timeoutMs: number): Promise<void>;
   /** Polls every order until all are completed (fails with their statuses after `timeoutMs`). */
   waitCompleted(service: ServiceProcess, ids: string[], timeoutMs: number): Promise<void>;
+  /**
+   * Orders whose EVM source on `source` was never answered: its timelock is run out (its blocks mined
+   * at once), then the client asks for each refund (PATCH ?action=refund), and every order is refunded.
+   */
+  refundAfterTimelock(service: ServiceProcess, ids: string[], source: Chain): Promise<void>;
+  /** The names of the WBTC HTLC's events on `c` from block `fromBlock`, by order id (hex, no 0x). */
+  htlcEvents(c: Chain, fromBlock: bigint): Promise<Map<string, string[]>>;
   /** The chains' heights and the balances now, for `assertSettledOnce`. */
   mark(): Promise<Mark>;
   /** Exactly one initiate and one redeem per swap on each chain since `mark`, every amount paid once. */
@@ -86,11 +145,51 @@ export interface ServiceWorld {
   close(): Promise<void>;
 }
 
+export interface WorldOptions {
+  /** A loopback proxy between the service and each node. */
+  proxied?: boolean;
+  litecoin?: boolean;
+  solana?: boolean;
+}
+
+/**
+ * Why a test file of this world cannot run here, said loudly: DATABASE_URL unset outside CI (in CI
+ * the file runs and fails without it); false when it can run.
+ */
+export function skipWithoutPostgres(what: string): string | false {
+  if (process.env.DATABASE_URL || process.env.CI) return false;
+  const why = `DATABASE_URL is not set: ${what} run on PostgreSQL`;
+  console.warn(`\n*** SKIPPING ${what}: ${why} ***\n`);
+  return why;
+}
+
+/**
+ * For a test file: the world, a fresh database on DATABASE_URL (named after `database`) and the
+ * service on it, opened in `before` unless `skip`, and all closed in `after`.
+ */
+export function serviceForSuite(options: WorldOptions & { database: string }, skip: string | false): { world?: ServiceWorld; service?: ServiceProcess } {
+  const suite: { world?: ServiceWorld; service?: ServiceProcess } = {};
+  let database: { url: string; drop: () => Promise<void> } | undefined;
+  before(async () => {
+    if (skip) return;
+    suite.world = await openServiceWorld(options);
+    database = await createDatabase(process.env.DATABASE_URL!, options.database);
+    suite.service = await suite.world.startService(database.url);
+  });
+  after(async () => {
+    await suite.service?.killed();
+    await suite.world?.close();
+    await database?.drop();
+  });
+  return suite;
+}
+
 /**
  * Two anvil chains with Garden's localnet contracts, mining a block a second, and the user's WBTC
- * approved. With `proxied`, the service reaches each node through a loopback proxy the test controls.
+ * approved on both; with `litecoin` and `solana`, those chains too, as `hashlock dev` runs them. With
+ * `proxied`, the service reaches each node through a loopback proxy the test controls.
  */
-export async function openServiceWorld(options: { proxied?: boolean } = {}): Promise<ServiceWorld> {
+export async function openServiceWorld(options: WorldOptions = {}): Promise<ServiceWorld> {
   const registry = loadRegistry(resolve(PACKAGE_ROOT, 'config/registry.localnet.json'));
   const [eth, arb] = (await Promise.all(
     ['ethereum_localnet', 'arbitrum_localnet'].map(async (key) => {
@@ -103,12 +202,16 @@ export async function openServiceWorld(options: { proxied?: boolean } = {}): Pro
     }),
   )) as [Chain, Chain];
   const dir = mkdtempSync(join(tmpdir(), 'hashlock-service-'));
+  const ltc = options.litecoin ? await startLitecoinSide(registry.chain('litecoin_localnet')!, join(dir, 'chains')) : undefined;
+  const sol = options.solana ? await startSolanaSide(registry.chain('solana_localnet')!, join(dir, 'chains')) : undefined;
   const user = devAccount('user');
   const solver = devAccount('solver').address;
-  const wallet = createWalletClient({ account: user, transport: http(eth.node.rpcUrl) });
-  await eth.client.waitForTransactionReceipt({
-    hash: await wallet.writeContract({ chain: undefined, address: eth.deployment.contracts.wbtc, abi: erc20Abi, functionName: 'approve', args: [eth.deployment.contracts.wbtcHtlc, maxUint256] }),
-  });
+  for (const c of [eth, arb]) {
+    const wallet = createWalletClient({ account: user, transport: http(c.node.rpcUrl) });
+    await c.client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({ chain: undefined, address: c.deployment.contracts.wbtc, abi: erc20Abi, functionName: 'approve', args: [c.deployment.contracts.wbtcHtlc, maxUint256] }),
+    });
+  }
   const wbtc = (c: Chain, who: Address) => c.client.readContract({ address: c.deployment.contracts.wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
   const balances = async (): Promise<Balances> => ({
     userEth: await wbtc(eth, user.address),
@@ -117,10 +220,17 @@ export async function openServiceWorld(options: { proxied?: boolean } = {}): Pro
     solverArb: await wbtc(arb, solver),
   });
 
-  const proxies = options.proxied
-    ? { eth: await startTcpProxy({ host: '127.0.0.1', port: eth.node.port }), arb: await startTcpProxy({ host: '127.0.0.1', port: arb.node.port }) }
+  const proxyTo = (url: string) => startTcpProxy({ host: '127.0.0.1', port: Number(new URL(url).port) });
+  const proxies: ServiceWorld['proxies'] = options.proxied
+    ? {
+        eth: await proxyTo(eth.node.rpcUrl),
+        arb: await proxyTo(arb.node.rpcUrl),
+        ...(ltc ? { ltc: await proxyTo(ltc.rpcUrl) } : {}),
+        ...(sol ? { sol: await proxyTo(sol.rpcUrl) } : {}),
+      }
     : {};
   const serviceUrl = (c: Chain) => (c === eth ? proxies.eth : proxies.arb)?.through(c.node.rpcUrl) ?? c.node.rpcUrl;
+  const otherAccess = (side: ServiceChain, proxy: TcpProxy | undefined) => [side.chain.key, { ...side.access, rpc_url: proxy?.through(side.rpcUrl) ?? side.rpcUrl }] as const;
   // The dev config, on these chains, with the registry where the package keeps it.
   const dev = JSON.parse(readFileSync(DEV_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
   const configPath = join(dir, 'hashlock.json');
@@ -131,12 +241,14 @@ export async function openServiceWorld(options: { proxied?: boolean } = {}): Pro
       registry: resolve(PACKAGE_ROOT, 'config/registry.localnet.json'),
       log_level: 'warn',
       rate_limit: false,
-      chains: Object.fromEntries(
-        [eth, arb].map((c) => [
+      chains: Object.fromEntries([
+        ...[eth, arb].map((c) => [
           c.deployment.chain,
           { rpc_url: serviceUrl(c), ws_url: serviceUrl(c).replace(/^http/, 'ws'), relayer: devAccount('relayer').address, fee_claim: c.deployment.contracts.feeClaim },
         ]),
-      ),
+        ...(ltc ? [otherAccess(ltc, proxies.ltc)] : []),
+        ...(sol ? [otherAccess(sol, proxies.sol)] : []),
+      ]),
     }),
   );
 
@@ -168,22 +280,37 @@ export async function openServiceWorld(options: { proxied?: boolean } = {}): Pro
       }
       return child;
     };
+    const request = async (method: string, path: string, body?: object) => {
+      const res = await fetch(`${api}${path}`, {
+        method,
+        headers: { 'service-app-id': key, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const jobs = async (): Promise<Job[]> => {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        return (await client.query<Job>('select chain, order_id, action, idempotency_key, status, last_error, created_at, signed_at from relayer_jobs order by id')).rows;
+      } finally {
+        await client.end();
+      }
+    };
     const service: ServiceProcess = {
       api,
       key,
       child: await spawnOne(),
       output: () => output,
       healthy,
+      request,
       call: async (path, init) => {
-        const res = await fetch(`${api}${path}`, {
-          method: init?.method ?? 'GET',
-          headers: { 'service-app-id': key, 'content-type': 'application/json' },
-          ...(init ? { body: JSON.stringify(init.body) } : {}),
-        });
-        const body = (await res.json()) as { result?: unknown; error?: string };
-        if (!res.ok) throw new Error(`${path}: ${res.status} ${body.error}`);
+        const { status, body } = await request(init?.method ?? 'GET', path, init?.body);
+        if (status >= 400) throw new Error(`${path}: ${status} ${body.error}`);
         return body.result;
       },
+      jobs,
+      failedJobs: async () => (await jobs()).filter((j) => j.status === 'failed').map(({ chain, idempotency_key, last_error }) => ({ chain, idempotency_key, last_error })),
       killed: async () => {
         if (service.child.exitCode !== null || service.child.signalCode !== null) return;
         const exited = new Promise((r) => service.child.once('exit', r));
@@ -197,17 +324,26 @@ export async function openServiceWorld(options: { proxied?: boolean } = {}): Pro
     return service;
   };
 
-  const createSwaps = async (service: ServiceProcess, count: number) => {
-    const quote = (await service.call(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as Array<{ destination: { amount: string } }>;
-    const destinationAmount = BigInt(quote[0]!.destination.amount);
+  const wbtcRoute: SwapRoute = { from: 'ethereum_localnet:wbtc', to: 'arbitrum_localnet:wbtc', fromOwner: user.address, toOwner: user.address, amount: AMOUNT };
+  const createSwaps = async (service: ServiceProcess, count: number, route = wbtcRoute) => {
+    // The service reads the solver's balances every 5 s (a Bitcoin-family wallet's once its watcher
+    // recorded the outputs): a service just started may have no liquidity for a while.
+    const path = `/v2/quote?from=${route.from}&to=${route.to}&from_amount=${route.amount}`;
+    let quote = await service.request('GET', path);
+    for (const end = Date.now() + 30_000; quote.status === 400 && /insufficient liquidity/.test(quote.body.error) && Date.now() < end; quote = await service.request('GET', path)) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(quote.status, 200, `${path}: ${JSON.stringify(quote.body)}`);
+    const destinationAmount = BigInt((quote.body.result as Array<{ destination: { amount: string } }>)[0]!.destination.amount);
     const created = await Promise.all(
       Array.from({ length: count }, () =>
         service.call('/v2/orders', {
           method: 'POST',
           body: {
-            source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
-            destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount.toString() },
+            source: { asset: route.from, owner: route.fromOwner, amount: route.amount.toString() },
+            destination: { asset: route.to, owner: route.toOwner, amount: destinationAmount.toString() },
             nonce: randomBytes(10).toString('hex'),
+            ...(route.secretHash ? { secret_hash: route.secretHash } : {}),
           },
         }) as Promise<CreatedOrder>,
       ),
@@ -228,9 +364,21 @@ export async function openServiceWorld(options: { proxied?: boolean } = {}): Pro
       }),
     );
 
+  const statuses = (service: ServiceProcess, ids: string[]) => Promise.all(ids.map(async (id) => ((await service.call(`/v2/orders/${id}`)) as { status: string }).status));
+  const waitStatus = async (service: ServiceProcess, ids: string[], status: string, timeoutMs: number) => {
+    for (const end = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 500))) {
+      const now = await statuses(service, ids);
+      if (now.every((s) => s === status)) return;
+      assert.ok(Date.now() < end, `not all ${status}: ${JSON.stringify(Object.fromEntries(ids.map((id, i) => [id, now[i]])))}\n${service.output().slice(-20_000)}`);
+    }
+  };
+
   return {
+    registry,
     eth,
     arb,
+    ...(ltc ? { ltc } : {}),
+    ...(sol ? { sol } : {}),
     proxies,
     dir,
     balances,
@@ -242,12 +390,23 @@ export async function openServiceWorld(options: { proxied?: boolean } = {}): Pro
       await initiate(service, created);
       return { ids: created.map((c) => c.order_id), destinationAmount };
     },
-    waitCompleted: async (service, ids, timeoutMs) => {
-      for (const end = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 500))) {
-        const statuses = await Promise.all(ids.map(async (id) => ((await service.call(`/v2/orders/${id}`)) as { status: string }).status));
-        if (statuses.every((s) => s === 'completed')) return;
-        assert.ok(Date.now() < end, `not all settled: ${JSON.stringify(Object.fromEntries(ids.map((id, i) => [id, statuses[i]])))}\n${service.output()}`);
+    statuses,
+    waitStatus,
+    waitCompleted: (service, ids, timeoutMs) => waitStatus(service, ids, 'completed', timeoutMs),
+    refundAfterTimelock: async (service, ids, source) => {
+      await source.node.rpc('anvil_mine', [`0x${registry.chain(source.deployment.chain)!.sourceTimelock.toString(16)}`]);
+      await waitStatus(service, ids, 'awaiting_refund', 60_000);
+      for (const id of ids) await service.call(`/v2/orders/${id}?action=refund`, { method: 'PATCH', body: {} });
+      await waitStatus(service, ids, 'refunded', 120_000);
+    },
+    htlcEvents: async (c, fromBlock) => {
+      const logs = parseEventLogs({ abi: HTLC_EVENTS, logs: await c.client.getLogs({ address: c.deployment.contracts.wbtcHtlc, fromBlock, toBlock: 'latest' }) });
+      const byOrder = new Map<string, string[]>();
+      for (const e of logs) {
+        const id = e.args.orderID.slice(2).toLowerCase();
+        byOrder.set(id, [...(byOrder.get(id) ?? []), e.eventName]);
       }
+      return byOrder;
     },
     // From the block after the newest: what is mined already counts in the balances read now.
     mark: async () => ({ balances: await balances(), blocks: new Map(await Promise.all([eth, arb].map(async (c) => [c, (await c.client.getBlockNumber()) + 1n] as const))) }),
@@ -273,6 +432,7 @@ export async function openServiceWorld(options: { proxied?: boolean } = {}): Pro
     close: async () => {
       await Promise.all(Object.values(proxies).map((p) => p.close()));
       await Promise.all([eth, arb].map((c) => c.node.stop()));
+      await Promise.all([ltc, sol].flatMap((side) => (side ? [side.stop()] : [])));
       rmSync(dir, { recursive: true, force: true });
     },
   };
