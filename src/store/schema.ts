@@ -1,309 +1,358 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType } from 'kysely';
 
-/** Numeric and bigint columns come back as decimal strings; writes accept bigint or string. */
-type Decimal = ColumnType<string, bigint | string, bigint | string>;
-type DecimalDefault = ColumnType<string, bigint | string | undefined, bigint | string>;
-/** timestamptz columns come back as Postgres text in UTC (`2026-01-02 03:04:05.123456+00`). */
-type Timestamp = ColumnType<string, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<string | null, Date | string | null | undefined, Date | string | null>;
-type WithDefault<T> = ColumnType<T, T | undefined, T>;
+/**
+ * The database's tables as the code sees them. `SCHEMA` describes every table and column the migrations
+ * create (its Postgres type, whether it takes null, whether the database fills it in), and the Kysely
+ * types (`Database` and the `*Table` types) are derived from it, so the two cannot differ.
+ * test/store/schema.test.ts migrates both stores and compares `SCHEMA` with `information_schema`: a
+ * column a migration adds without a line here, or a line here without its column, fails it.
+ */
 
-export interface AppsTable {
-  id: string;
-  name: string;
-  key_hash: string;
-  gasless: WithDefault<boolean>;
-  default_slippage: WithDefault<number>;
-  created_at: Timestamp;
-  disabled_at: NullableTimestamp;
+declare const KYSELY: unique symbol;
+
+/** One column: how Postgres reports it, and (at the type level only) its Kysely select, insert and update types. */
+export interface Column<S, I = S, U = I> {
+  /** `information_schema.columns.data_type` (an array is `ARRAY`). */
+  readonly type: string;
+  readonly nullable: boolean;
+  /** `default`: the database has a default, so an insert may leave it out; `generated`: the database computes it, no write names it. */
+  readonly filled: 'no' | 'default' | 'generated';
+  readonly [KYSELY]?: ColumnType<S, I, U>;
 }
 
-export interface ChainsTable {
-  key: string;
-  id: string;
-  family: string;
-  name: string;
-  native_asset_id: string;
-  icon: string;
-  explorer_url: string;
-  block_time_ms: number;
-  confirmation_target: number;
-  source_timelock: Decimal;
-  destination_timelock: Decimal;
-  is_active: boolean;
-  updated_at: Timestamp;
-}
+const column = <S, I = S, U = I>(type: string): Column<S, I, U> => ({ type, nullable: false, filled: 'no' });
 
-export interface AssetsTable {
-  id: string;
-  chain: string;
-  symbol: string;
-  name: string;
-  icon: string;
-  decimals: number;
-  htlc_address: string;
-  htlc_schema: string;
-  token_address: string;
-  token_schema: string;
-  min_amount: Decimal;
-  max_amount: Decimal;
-  price_id: string;
-  is_active: boolean;
-  listed_in: string[];
-  updated_at: Timestamp;
-}
+const text = <T extends string = string>() => column<T>('text');
+const integer = <T extends number = number>() => column<T>('integer');
+const boolean = () => column<boolean>('boolean');
+const double = () => column<number>('double precision');
+/** int8 and numeric come back as decimal strings (database.ts); writes take a bigint or a string. */
+const bigint = () => column<string, bigint | string>('bigint');
+const numeric = () => column<string, bigint | string>('numeric');
+/** timestamptz comes back as Postgres text in UTC (`2026-01-02 03:04:05.123456+00`). */
+const timestamptz = () => column<string, Date | string>('timestamp with time zone');
+const bytea = () => column<Uint8Array>('bytea');
+const textArray = () => column<string[]>('ARRAY');
+/** jsonb: read back parsed, written as JSON text. */
+const jsonb = <T = unknown>() => column<T, string>('jsonb');
 
-export interface SolversTable {
-  id: string;
-  name: string;
-  is_active: WithDefault<boolean>;
-  created_at: Timestamp;
-}
-
-export interface SolverAddressesTable {
-  solver_id: string;
-  chain: string;
-  address: string;
-}
-
-export interface SolverBalancesTable {
-  solver_id: string;
-  asset: string;
-  balance: Decimal;
-  /** Destination amounts reserved by open orders, not yet funded. */
-  committed: DecimalDefault;
-  block_number: DecimalDefault;
-  updated_at: Timestamp;
-}
-
-export interface OrdersTable {
-  id: string;
-  app_id: string;
-  nonce: string;
-  solver_id: string;
-  integrator: string;
-  version: string;
-  slippage: number;
-  secret_hash: string;
-  secret_ciphertext: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
-  deadline: Decimal;
-  created_at: Timestamp;
-  commitment_released: WithDefault<boolean>;
-  request_hash: WithDefault<string>;
-  delegate_key_ciphertext: ColumnType<Uint8Array | null, Uint8Array | null | undefined, Uint8Array | null>;
-}
-
-export interface SwapsTable {
-  order_id: string;
-  side: 'source' | 'destination';
-  swap_id: string;
-  chain: string;
-  asset: string;
-  initiator: string;
-  redeemer: string;
-  delegate: WithDefault<string>;
-  timelock: Decimal;
-  amount: Decimal;
-  filled_amount: DecimalDefault;
-  asset_price: WithDefault<number>;
-  secret_hash: string;
-  secret: WithDefault<string>;
-  instant_refund_tx: WithDefault<string>;
-  /** The API's field: one hash, or a Bitcoin-family swap's funding txids comma-separated. */
-  initiate_tx_hash: WithDefault<string>;
-  /** `initiate_tx_hash` as a list, kept by the database (migration 0017). */
-  initiate_tx_hashes: ColumnType<string[], never, never>;
-  redeem_tx_hash: WithDefault<string>;
-  refund_tx_hash: WithDefault<string>;
-  initiate_block_number: DecimalDefault;
-  redeem_block_number: DecimalDefault;
-  refund_block_number: DecimalDefault;
-  required_confirmations: number;
-  current_confirmations: WithDefault<number>;
-  initiate_timestamp: NullableTimestamp;
-  redeem_timestamp: NullableTimestamp;
-  refund_timestamp: NullableTimestamp;
-  created_at: Timestamp;
-}
-
-export interface QuotesTable {
-  order_id: string;
-  solver_id: string;
-  source_asset: string;
-  destination_asset: string;
-  source_amount: Decimal;
-  destination_amount: Decimal;
-  source_price: number;
-  destination_price: number;
-  fee_bips: number;
-  fixed_fee: string;
-  slippage: number;
-  estimated_time: number;
-  deadline: Decimal;
-  created_at: Timestamp;
-}
-
-export interface AffiliateFeesTable {
-  order_id: string;
-  position: number;
-  address: string;
-  fee_bips: number;
-  asset: string;
-  amount: Decimal;
-  status: WithDefault<'pending' | 'accrued' | 'void'>;
-  accrued_at: NullableTimestamp;
-}
-
-export interface AffiliateEarningsTable {
-  app_id: string;
-  affiliate: string;
-  asset: string;
-  total_earned: DecimalDefault;
-  total_claimed: DecimalDefault;
-  updated_at: Timestamp;
-}
+/** The database fills the column in when an insert leaves it out. */
+const withDefault = <S, I, U>(c: Column<S, I, U>): Column<S, I | undefined, U> => ({ ...c, filled: 'default' });
+/** The column takes null (and an insert may leave it out). */
+const nullable = <S, I, U>(c: Column<S, I, U>): Column<S | null, I | null, U | null> => ({ ...c, nullable: true });
+/** The database computes the column from others; no insert or update names it. */
+const generated = <S, I, U>(c: Column<S, I, U>): Column<S, never, never> => ({ type: c.type, nullable: c.nullable, filled: 'generated' });
+/** A bigserial id: a decimal string, drawn by the database. */
+const serial = () => withDefault(column<string>('bigint'));
 
 export type JobStatus = 'queued' | 'running' | 'submitted' | 'confirmed' | 'failed';
 /** The account that signs a job's transaction. */
 export type JobSigner = 'relayer' | 'solver';
-
-export interface RelayerJobsTable {
-  id: Generated<string>;
-  chain: string;
-  order_id: string | null;
-  action: string;
-  idempotency_key: string;
-  signer: WithDefault<JobSigner>;
-  payload: ColumnType<unknown, string, string>;
-  status: WithDefault<JobStatus>;
-  attempts: WithDefault<number>;
-  max_attempts: WithDefault<number>;
-  tx_hash: WithDefault<string>;
-  /** The account's sequence number of the signed transaction (EVM); null where a family has none. */
-  nonce: ColumnType<string | null, bigint | string | null | undefined, bigint | string | null>;
-  /** The last block height at which the signed transaction can land (Solana); null where it does not expire so. */
-  valid_until_height: ColumnType<string | null, bigint | string | null | undefined, bigint | string | null>;
-  /** The signed transaction as its chain's node takes it (EVM hex, Solana base64, Bitcoin hex); '' before signing. */
-  raw_tx: WithDefault<string>;
-  /** Every transaction id signed for the job, the current one last. */
-  tx_hashes: ColumnType<string[], string[] | undefined, string[]>;
-  signed_at: NullableTimestamp;
-  last_error: WithDefault<string>;
-  run_after: Timestamp;
-  locked_by: string | null;
-  locked_until: NullableTimestamp;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  deferrals: WithDefault<number>;
-  broadcast_by: NullableTimestamp;
-  cancelled_at: NullableTimestamp;
-}
-
-export interface WorkerLeasesTable {
-  name: string;
-  holder: string;
-  expires_at: Timestamp;
-}
-
-export interface ChainHeightsTable {
-  chain: string;
-  height: Decimal;
-  updated_at: Timestamp;
-}
-
-/** The last block a chain's watcher processed. */
-export interface WatcherCursorsTable {
-  chain: string;
-  block_number: Decimal;
-  updated_at: Timestamp;
-}
-
-/** Hashes of the blocks a watcher processed inside its confirmation window (its reorg check). */
-export interface WatchedBlocksTable {
-  chain: string;
-  number: Decimal;
-  hash: string;
-}
-
-export interface Database {
-  apps: AppsTable;
-  chains: ChainsTable;
-  assets: AssetsTable;
-  solvers: SolversTable;
-  solver_addresses: SolverAddressesTable;
-  solver_balances: SolverBalancesTable;
-  orders: OrdersTable;
-  swaps: SwapsTable;
-  quotes: QuotesTable;
-  affiliate_fees: AffiliateFeesTable;
-  affiliate_earnings: AffiliateEarningsTable;
-  relayer_jobs: RelayerJobsTable;
-  worker_leases: WorkerLeasesTable;
-  chain_heights: ChainHeightsTable;
-  watcher_cursors: WatcherCursorsTable;
-  watched_blocks: WatchedBlocksTable;
-  order_events: OrderEventsTable;
-  order_event_heads: OrderEventHeadsTable;
-  webhook_endpoints: WebhookEndpointsTable;
-  webhook_deliveries: WebhookDeliveriesTable;
-  webhook_attempts: WebhookAttemptsTable;
-}
-
-export interface OrderEventsTable {
-  id: Generated<string>;
-  order_id: string;
-  app_id: string;
-  status: string;
-  created_at: Timestamp;
-  /** The order as the order read showed it when the event was recorded. */
-  order_json: string;
-}
-
-export interface OrderEventHeadsTable {
-  order_id: string;
-  status: string;
-  event_id: Decimal;
-}
-
-export interface WebhookEndpointsTable {
-  id: string;
-  app_id: string;
-  url: string;
-  /** null: every status. */
-  statuses: string[] | null;
-  secret_ciphertext: Uint8Array;
-  created_at: Timestamp;
-  disabled_at: NullableTimestamp;
-  disabled_reason: WithDefault<string>;
-  consecutive_failures: WithDefault<number>;
-  failing_since: NullableTimestamp;
-}
-
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
-export interface WebhookDeliveriesTable {
-  id: Generated<string>;
-  endpoint_id: string;
-  event_id: Decimal;
-  body: string;
-  status: WithDefault<WebhookDeliveryStatus>;
-  attempts: WithDefault<number>;
-  next_attempt_at: Timestamp;
-  locked_by: string | null;
-  locked_until: NullableTimestamp;
-  last_status_code: number | null;
-  last_error: WithDefault<string>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  delivered_at: NullableTimestamp;
-}
+export const SCHEMA = {
+  apps: {
+    id: text(),
+    name: text(),
+    key_hash: text(),
+    gasless: withDefault(boolean()),
+    default_slippage: withDefault(integer()),
+    created_at: withDefault(timestamptz()),
+    disabled_at: nullable(timestamptz()),
+  },
+  chains: {
+    key: text(),
+    id: text(),
+    family: text(),
+    name: text(),
+    native_asset_id: text(),
+    icon: text(),
+    explorer_url: text(),
+    block_time_ms: integer(),
+    confirmation_target: integer(),
+    source_timelock: bigint(),
+    destination_timelock: bigint(),
+    is_active: boolean(),
+    updated_at: withDefault(timestamptz()),
+  },
+  assets: {
+    id: text(),
+    chain: text(),
+    symbol: text(),
+    name: text(),
+    icon: text(),
+    decimals: integer(),
+    htlc_address: text(),
+    htlc_schema: text(),
+    token_address: text(),
+    token_schema: text(),
+    min_amount: numeric(),
+    max_amount: numeric(),
+    price_id: text(),
+    is_active: boolean(),
+    listed_in: textArray(),
+    updated_at: withDefault(timestamptz()),
+  },
+  solvers: {
+    id: text(),
+    name: text(),
+    is_active: withDefault(boolean()),
+    created_at: withDefault(timestamptz()),
+  },
+  solver_addresses: {
+    solver_id: text(),
+    chain: text(),
+    address: text(),
+  },
+  solver_balances: {
+    solver_id: text(),
+    asset: text(),
+    balance: numeric(),
+    /** Destination amounts reserved by open orders, not yet funded. */
+    committed: withDefault(numeric()),
+    block_number: withDefault(bigint()),
+    updated_at: withDefault(timestamptz()),
+  },
+  orders: {
+    id: text(),
+    app_id: text(),
+    nonce: text(),
+    solver_id: text(),
+    integrator: text(),
+    version: text(),
+    slippage: integer(),
+    secret_hash: text(),
+    /** The service-held secret, encrypted at rest; null when the client keeps the secret. */
+    secret_ciphertext: nullable(bytea()),
+    deadline: bigint(),
+    created_at: withDefault(timestamptz()),
+    /** The order's liquidity reservation has been returned (migration 0002). */
+    commitment_released: withDefault(boolean()),
+    /** sha256 of the normalized create request. */
+    request_hash: withDefault(text()),
+    /** A per-order key the service holds for a side without a client delegate, encrypted at rest. */
+    delegate_key_ciphertext: nullable(bytea()),
+    /** The solver co-signed an instant refund: it never funds the destination (rule 5, migration 0006). */
+    instant_refund_signed: withDefault(boolean()),
+    /** When the solver recorded its intent to fund the destination (rule 5, migration 0007). */
+    destination_funding_at: nullable(timestamptz()),
+    /** The client's standing consent to an instant refund, `{"signatures": [hex, ...]}` (migration 0011). */
+    instant_refund_consent: nullable(jsonb<{ signatures: string[] }>()),
+  },
+  swaps: {
+    order_id: text(),
+    side: text<'source' | 'destination'>(),
+    swap_id: text(),
+    chain: text(),
+    asset: text(),
+    initiator: text(),
+    redeemer: text(),
+    delegate: withDefault(text()),
+    timelock: bigint(),
+    amount: numeric(),
+    filled_amount: withDefault(numeric()),
+    asset_price: withDefault(double()),
+    secret_hash: text(),
+    secret: withDefault(text()),
+    instant_refund_tx: withDefault(text()),
+    /** The API's field: one hash, or a Bitcoin-family swap's funding txids comma-separated. */
+    initiate_tx_hash: withDefault(text()),
+    /** `initiate_tx_hash` as a list, kept by the database (migration 0017). */
+    initiate_tx_hashes: generated(textArray()),
+    redeem_tx_hash: withDefault(text()),
+    refund_tx_hash: withDefault(text()),
+    initiate_block_number: withDefault(bigint()),
+    redeem_block_number: withDefault(bigint()),
+    refund_block_number: withDefault(bigint()),
+    required_confirmations: integer(),
+    current_confirmations: withDefault(integer()),
+    initiate_timestamp: nullable(timestamptz()),
+    redeem_timestamp: nullable(timestamptz()),
+    refund_timestamp: nullable(timestamptz()),
+    created_at: withDefault(timestamptz()),
+  },
+  quotes: {
+    order_id: text(),
+    solver_id: text(),
+    source_asset: text(),
+    destination_asset: text(),
+    source_amount: numeric(),
+    destination_amount: numeric(),
+    source_price: double(),
+    destination_price: double(),
+    fee_bips: integer(),
+    fixed_fee: text(),
+    slippage: integer(),
+    estimated_time: integer(),
+    deadline: bigint(),
+    created_at: withDefault(timestamptz()),
+  },
+  affiliate_fees: {
+    order_id: text(),
+    position: integer(),
+    address: text(),
+    fee_bips: integer(),
+    asset: text(),
+    amount: numeric(),
+    status: withDefault(text<'pending' | 'accrued' | 'void'>()),
+    accrued_at: nullable(timestamptz()),
+  },
+  affiliate_earnings: {
+    app_id: text(),
+    affiliate: text(),
+    asset: text(),
+    total_earned: withDefault(numeric()),
+    total_claimed: withDefault(numeric()),
+    updated_at: withDefault(timestamptz()),
+  },
+  relayer_jobs: {
+    id: serial(),
+    chain: text(),
+    order_id: nullable(text()),
+    action: text(),
+    idempotency_key: text(),
+    signer: withDefault(text<JobSigner>()),
+    payload: jsonb(),
+    status: withDefault(text<JobStatus>()),
+    attempts: withDefault(integer()),
+    max_attempts: withDefault(integer()),
+    tx_hash: withDefault(text()),
+    /** The account's sequence number of the signed transaction (EVM); null where a family has none. */
+    nonce: nullable(bigint()),
+    /** The last block height at which the signed transaction can land (Solana); null where it does not expire so. */
+    valid_until_height: nullable(bigint()),
+    /** The signed transaction as its chain's node takes it (EVM hex, Solana base64, Bitcoin hex); '' before signing. */
+    raw_tx: withDefault(text()),
+    /** Every transaction id signed for the job, the current one last. */
+    tx_hashes: withDefault(textArray()),
+    signed_at: nullable(timestamptz()),
+    last_error: withDefault(text()),
+    run_after: withDefault(timestamptz()),
+    locked_by: nullable(text()),
+    locked_until: nullable(timestamptz()),
+    created_at: withDefault(timestamptz()),
+    updated_at: withDefault(timestamptz()),
+    deferrals: withDefault(integer()),
+    broadcast_by: nullable(timestamptz()),
+    cancelled_at: nullable(timestamptz()),
+  },
+  worker_leases: {
+    name: text(),
+    holder: text(),
+    expires_at: timestamptz(),
+  },
+  chain_heights: {
+    chain: text(),
+    height: bigint(),
+    updated_at: withDefault(timestamptz()),
+  },
+  /** The last block a chain's watcher processed. */
+  watcher_cursors: {
+    chain: text(),
+    block_number: bigint(),
+    updated_at: withDefault(timestamptz()),
+  },
+  /** Hashes of the blocks a watcher processed inside its confirmation window (its reorg check). */
+  watched_blocks: {
+    chain: text(),
+    number: bigint(),
+    hash: text(),
+  },
+  /** Outputs paying a watched Bitcoin-family script, mempool and mined, and their spenders (migration 0008). */
+  bitcoin_utxos: {
+    chain: text(),
+    txid: text(),
+    vout: integer(),
+    /** The output's scriptPubKey (hex). */
+    script: text(),
+    /** The watched address the script encodes: an HTLC's swap_id, or a wallet address. */
+    address: text(),
+    value: numeric(),
+    /** null while the funding transaction is only in the mempool. */
+    block_number: nullable(bigint()),
+    block_time: nullable(timestamptz()),
+    spent_txid: nullable(text()),
+    /** null while the spending transaction is only in the mempool (or unspent). */
+    spent_block_number: nullable(bigint()),
+  },
+  order_events: {
+    id: serial(),
+    order_id: text(),
+    app_id: text(),
+    status: text(),
+    created_at: withDefault(timestamptz()),
+    /** The order as the order read showed it when the event was recorded. */
+    order_json: text(),
+  },
+  order_event_heads: {
+    order_id: text(),
+    status: text(),
+    event_id: bigint(),
+  },
+  webhook_endpoints: {
+    id: text(),
+    app_id: text(),
+    url: text(),
+    /** null: every status. */
+    statuses: nullable(textArray()),
+    secret_ciphertext: bytea(),
+    created_at: withDefault(timestamptz()),
+    disabled_at: nullable(timestamptz()),
+    disabled_reason: withDefault(text()),
+    consecutive_failures: withDefault(integer()),
+    failing_since: nullable(timestamptz()),
+  },
+  webhook_deliveries: {
+    id: serial(),
+    endpoint_id: text(),
+    event_id: bigint(),
+    body: text(),
+    status: withDefault(text<WebhookDeliveryStatus>()),
+    attempts: withDefault(integer()),
+    next_attempt_at: withDefault(timestamptz()),
+    locked_by: nullable(text()),
+    locked_until: nullable(timestamptz()),
+    last_status_code: nullable(integer()),
+    last_error: withDefault(text()),
+    created_at: withDefault(timestamptz()),
+    updated_at: withDefault(timestamptz()),
+    delivered_at: nullable(timestamptz()),
+  },
+  webhook_attempts: {
+    id: serial(),
+    delivery_id: bigint(),
+    attempt: integer(),
+    started_at: timestamptz(),
+    duration_ms: integer(),
+    status_code: nullable(integer()),
+    error: withDefault(text()),
+  },
+} as const satisfies Record<string, Record<string, Column<unknown, unknown, unknown>>>;
 
-export interface WebhookAttemptsTable {
-  id: Generated<string>;
-  delivery_id: Decimal;
-  attempt: number;
-  started_at: Timestamp;
-  duration_ms: number;
-  status_code: number | null;
-  error: WithDefault<string>;
-}
+/** A described table as Kysely sees it: each column's select, insert and update types. */
+type TableOf<T> = { -readonly [C in keyof T]: T[C] extends Column<infer S, infer I, infer U> ? ColumnType<S, I, U> : never };
+
+export type Database = { [T in keyof typeof SCHEMA]: TableOf<(typeof SCHEMA)[T]> };
+
+export type AppsTable = Database['apps'];
+export type ChainsTable = Database['chains'];
+export type AssetsTable = Database['assets'];
+export type SolversTable = Database['solvers'];
+export type SolverAddressesTable = Database['solver_addresses'];
+export type SolverBalancesTable = Database['solver_balances'];
+export type OrdersTable = Database['orders'];
+export type SwapsTable = Database['swaps'];
+export type QuotesTable = Database['quotes'];
+export type AffiliateFeesTable = Database['affiliate_fees'];
+export type AffiliateEarningsTable = Database['affiliate_earnings'];
+export type RelayerJobsTable = Database['relayer_jobs'];
+export type WorkerLeasesTable = Database['worker_leases'];
+export type ChainHeightsTable = Database['chain_heights'];
+export type WatcherCursorsTable = Database['watcher_cursors'];
+export type WatchedBlocksTable = Database['watched_blocks'];
+export type BitcoinUtxosTable = Database['bitcoin_utxos'];
+export type OrderEventsTable = Database['order_events'];
+export type OrderEventHeadsTable = Database['order_event_heads'];
+export type WebhookEndpointsTable = Database['webhook_endpoints'];
+export type WebhookDeliveriesTable = Database['webhook_deliveries'];
+export type WebhookAttemptsTable = Database['webhook_attempts'];
