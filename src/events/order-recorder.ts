@@ -18,8 +18,8 @@ const SWEEP_MS = 1_000;
  * commit; the recorder (one instance at a time, under its lease) reads the changed orders, derives
  * their statuses as the order read does, and appends an event for each whose status differs from
  * the last one recorded. Time alone moves some statuses (a deadline or timelock running out), so
- * each tick also looks for those. After a start or a lost listener it rechecks every order that is
- * not final, since notifications may have been missed.
+ * each tick also looks for those. After a start or a lost listener it rechecks every order whose last
+ * recorded status is not its status now, since notifications may have been missed.
  */
 export class OrderRecorder {
   private readonly changed = new Set<string>();
@@ -36,7 +36,7 @@ export class OrderRecorder {
     this.changed.add(orderId);
   }
 
-  /** Notifications may have been missed: the next tick rechecks every order that is not final. */
+  /** Notifications may have been missed: the next tick rechecks every order whose recorded status is out of date. */
   recheck(): void {
     this.recheckAll = true;
   }
@@ -46,13 +46,12 @@ export class OrderRecorder {
     const recorded: OrderEvent[] = [];
     if (this.recheckAll) {
       this.recheckAll = false;
-      let after = '';
-      for (;;) {
+      let after: string | undefined = '';
+      while (after !== undefined) {
         signal?.throwIfAborted();
-        const ids = await ordersToRecheck(this.db, after, BATCH);
-        if (ids.length === 0) break;
-        recorded.push(...(await this.record(ids)));
-        after = ids.at(-1)!;
+        const { stale, last } = await ordersToRecheck(this.db, after, BATCH, Math.floor(Date.now() / 1000));
+        if (stale.length > 0) recorded.push(...(await this.record(stale)));
+        after = last;
       }
     }
     const due = new Set(this.changed);

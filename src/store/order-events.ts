@@ -1,10 +1,8 @@
 import { sql } from 'kysely';
 import { ORDER_EVENT_CHANNEL, type OrderEvent } from '../events/order-event.ts';
-import type { OrderStatus } from '../orders/status.ts';
+import { CLOCK_MOVES, statusRule, type OrderStatus } from '../orders/status.ts';
 import { toRfc3339Micro, type Db } from './database.ts';
-
-/** Statuses after which an order never changes again. */
-const FINAL_STATUSES: readonly OrderStatus[] = ['completed', 'refunded'];
+import { conditionSql, statusList, statusSql, tablesRead } from './status-sql.ts';
 
 interface EventRow {
   id: string;
@@ -115,43 +113,46 @@ export async function appendOrderEvents(trx: Db, events: readonly NewOrderEvent[
 }
 
 /**
- * Orders whose status may have changed unrecorded: no event yet, or a last status that is not final
- * (an expired order only when its source was initiated after all). What a recorder that missed
- * notifications looks at again; pages by id.
+ * The recorded status of the next `limit` orders after `afterOrderId` (by id) checked against the status
+ * each has now (at `nowUnix` and the heights in `chain_heights`, as `orderStatus` derives it): `stale`
+ * are those with no event yet or a last status other than that, `last` the last order looked at
+ * (undefined: none left). What a recorder that missed notifications looks at again. It pages over the
+ * orders, not over the answers, so each page costs `limit` orders however few are stale.
  */
-export async function ordersToRecheck(db: Db, afterOrderId: string, limit: number): Promise<string[]> {
-  const rows = await sql<{ id: string }>`
-    select o.id from orders o
+export async function ordersToRecheck(
+  db: Db,
+  afterOrderId: string,
+  limit: number,
+  nowUnix: number,
+): Promise<{ stale: string[]; last: string | undefined }> {
+  const { rows } = await sql<{ id: string; stale: boolean }>`
+    select o.id, (h.order_id is null or h.status <> ${statusSql(nowUnix)}) as stale
+    from (select * from orders where id > ${afterOrderId} order by id limit ${limit}) o
     left join order_event_heads h on h.order_id = o.id
     join swaps s on s.order_id = o.id and s.side = 'source'
-    where o.id > ${afterOrderId}
-      and (h.order_id is null
-        or (h.status not in (${sql.join(FINAL_STATUSES.map((st) => sql`${st}`))}, 'expired'))
-        or (h.status = 'expired' and s.initiate_tx_hash <> ''))
+    join swaps d on d.order_id = o.id and d.side = 'destination'
     order by o.id
-    limit ${limit}
   `.execute(db);
-  return rows.rows.map((r) => r.id);
+  return { stale: rows.filter((r) => r.stale).map((r) => r.id), last: rows.at(-1)?.id };
 }
 
 /**
- * Orders that time or chain height alone has moved since their last event: created ones past their
- * deadline, and initiated sources whose timelock has run out at the chain's known height (the
- * `awaiting_refund` rule of src/orders/status.ts).
+ * Orders that time or chain height alone has moved since their last event. Only the rules that read the
+ * clock (`expired`: the deadline; `awaiting_refund`: the source timelock at the chain's known height) can
+ * start to hold while nothing is written, over the statuses `CLOCK_MOVES` names (the heads' partial
+ * index, migration 0012): one search per such rule, generated from it, joining only the swaps it reads.
  */
 export async function ordersMovedByTime(db: Db, nowUnix: number, limit: number): Promise<string[]> {
-  const rows = await sql<{ order_id: string }>`
-    (select h.order_id from order_event_heads h join orders o on o.id = h.order_id
-      where h.status = 'created' and o.deadline < ${nowUnix}
-      limit ${limit})
-    union all
-    (select h.order_id from order_event_heads h
-      join swaps s on s.order_id = h.order_id and s.side = 'source'
-      join chain_heights c on c.chain = s.chain
-      where h.status in ('initiate_detected', 'initiated', 'awaiting_redeem')
-        and s.initiate_tx_hash <> '' and s.initiate_block_number <> 0
-        and c.height > s.initiate_block_number + s.timelock
-      limit ${limit})
-  `.execute(db);
+  const searches = [...CLOCK_MOVES].map(([status, from]) => {
+    const rule = statusRule(status);
+    const tables = tablesRead(rule);
+    return sql`(select h.order_id from order_event_heads h
+      ${tables.has('o') ? sql`join orders o on o.id = h.order_id` : sql``}
+      ${tables.has('s') ? sql`join swaps s on s.order_id = h.order_id and s.side = 'source'` : sql``}
+      ${tables.has('d') ? sql`join swaps d on d.order_id = h.order_id and d.side = 'destination'` : sql``}
+      where h.status in (${statusList(from)}) and ${conditionSql(rule, nowUnix)}
+      limit ${limit})`;
+  });
+  const rows = await sql<{ order_id: string }>`${sql.join(searches, sql` union all `)}`.execute(db);
   return rows.rows.map((r) => r.order_id);
 }

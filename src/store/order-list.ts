@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { PartyMatchKey } from '../chains/adapter.ts';
-import type { StatusGroup } from '../orders/status-groups.ts';
+import { STATUS_GROUPS, type StatusGroup } from '../orders/status-groups.ts';
 import type { Db } from './database.ts';
+import { statusInSql } from './status-sql.ts';
 
 export interface OrderListQuery {
   /** The creating app; undefined: every app's orders (the explorer). */
@@ -25,37 +26,21 @@ export interface OrderListQuery {
   orderIds?: readonly string[] | undefined;
   /** Orders in any of these groups; none or empty: every order. */
   statusGroups?: readonly StatusGroup[] | undefined;
-  /** The clock the deadline-based groups are judged by. */
+  /** The clock (unix seconds) the statuses are judged by. */
   nowUnix: number;
   page: number;
   perPage: number;
 }
 
-// Status groups as predicates on the source (s) and destination (d) swaps. They agree with
-// `orderStatus` and `STATUS_GROUPS` (a test checks it) and need no chain heights: the only
-// height-dependent status, awaiting_refund, shares `in-progress` with the statuses around it.
-const SOURCE_REFUND_CONFIRMED = `(s.refund_tx_hash <> '' and s.refund_block_number <> 0)`;
-const DESTINATION_REDEEM_CONFIRMED = `(d.redeem_tx_hash <> '' and d.redeem_block_number <> 0)`;
-const PROGRESSED =
-  `(s.initiate_tx_hash <> '' or d.initiate_tx_hash <> '' or s.redeem_tx_hash <> '' or ` +
-  `d.redeem_tx_hash <> '' or s.refund_tx_hash <> '')`;
-
-function groupPredicate(group: StatusGroup, nowUnix: number): RawBuilder<unknown> {
-  switch (group) {
-    case 'refunded':
-      return sql.raw(SOURCE_REFUND_CONFIRMED);
-    case 'completed':
-      return sql.raw(`(s.refund_tx_hash = '' and ${DESTINATION_REDEEM_CONFIRMED})`);
-    case 'in-progress':
-      return sql.raw(
-        `(${PROGRESSED} and not ${SOURCE_REFUND_CONFIRMED} and ` +
-          `(s.refund_tx_hash <> '' or not ${DESTINATION_REDEEM_CONFIRMED}))`,
-      );
-    case 'expired':
-      return sql`(not ${sql.raw(PROGRESSED)} and o.deadline < ${nowUnix})`;
-    case 'not-initiated':
-      return sql`(not ${sql.raw(PROGRESSED)} and o.deadline >= ${nowUnix})`;
-  }
+/**
+ * Orders whose status is in one of the groups: the status as `orderStatus` derives it, generated from its
+ * rules (status-sql.ts), at the query's clock and the heights in `chain_heights`. (A group never depends on
+ * the heights in fact: the one height-bound status, `awaiting_refund`, shares `in-progress` with every
+ * status it can come from or fall back to.)
+ */
+function inStatusGroups(groups: readonly StatusGroup[], nowUnix: number): RawBuilder<unknown> {
+  const statuses = [...new Set(groups.flatMap((g) => STATUS_GROUPS[g]))];
+  return statusInSql(statuses, nowUnix);
 }
 
 const list = (keys: readonly string[]) => sql.join(keys.map((k) => sql`${k}`));
@@ -121,7 +106,7 @@ function conditions(q: OrderListQuery, onRows = false): RawBuilder<unknown>[] {
   if (q.solverId !== undefined) where.push(sql`o.solver_id = ${q.solverId}`);
   if (q.integrator !== undefined) where.push(sql`o.integrator = ${q.integrator}`);
   if (q.statusGroups && q.statusGroups.length > 0) {
-    where.push(sql`(${sql.join(q.statusGroups.map((g) => groupPredicate(g, q.nowUnix)), sql` or `)})`);
+    where.push(inStatusGroups(q.statusGroups, q.nowUnix));
   }
   return where;
 }

@@ -1,5 +1,18 @@
 import { sql, type RawBuilder } from 'kysely';
+import {
+  all,
+  confirmed,
+  deadlinePassed,
+  hasConfirmations,
+  not,
+  seen,
+  statusRule,
+  timelockRunOut,
+  type Condition,
+  type Side,
+} from '../orders/status.ts';
 import type { Db } from './database.ts';
+import { conditionSql } from './status-sql.ts';
 
 /**
  * The solver's queries: which of its orders need a step, and the rule-5 funding claim. Each query
@@ -41,48 +54,59 @@ const noLiveJob = (...actions: string[]) =>
   sql`not exists (select 1 from relayer_jobs j where j.order_id = o.id and j.action in (${sql.join(actions.map((a) => sql`${a}`))})
     and j.status <> 'failed' and j.payload->>'kind' is distinct from 'signed')`;
 
+/*
+ * The status facts below are those of src/orders/status.ts (its rules and timelock comparison), turned
+ * into SQL by status-sql.ts; what is the solver's own (jobs, the secret or key it holds, rule 5's
+ * flags) is written here. The conditions are exported so that the status property test holds them to
+ * `orderStatus`'s reading.
+ */
+
+const unsettled = (side: Side) => all(not(seen(side, 'redeem')), not(seen(side, 'refund')));
+
+/** What the solver's steps ask of an order's status facts. */
+export const SOLVER_CONDITIONS = {
+  /** The source is initiated (the `initiated` rule: confirmed, with its confirmations) and open; the destination not initiated. */
+  fund: all(statusRule('initiated'), unsettled('source'), not(seen('destination', 'initiate'))),
+  /** The destination is confirmed with its confirmations, and open. */
+  redeemForClient: all(confirmed('destination', 'initiate'), hasConfirmations('destination'), unsettled('destination')),
+  /** The source is initiated (seen) and open. */
+  redeemSource: all(seen('source', 'initiate'), unsettled('source')),
+  /** Both redeems are confirmed (the `completed` rule). */
+  accrue: statusRule('completed'),
+  /** The destination's timelock has run out at the block the refund lands in (the next one), and it is open. */
+  refund: all(timelockRunOut('destination', 'next'), unsettled('destination')),
+  /** The source's timelock has run out at the block the refund lands in (the next one), and it is open. */
+  refundSourceForClient: all(timelockRunOut('source', 'next'), unsettled('source')),
+  /**
+   * The order failed: its deadline passed (the `expired` rule's fact) with the destination not
+   * initiated, though the source is initiated (the `initiated` rule) and open.
+   */
+  instantRefund: all(deadlinePassed, statusRule('initiated'), unsettled('source'), not(seen('destination', 'initiate'))),
+} as const satisfies Record<string, Condition>;
+
 /** Source initiated with enough confirmations, not redeemed or refunded; destination not initiated; no instant refund. */
 export const orderIdsToFund = (db: Db, q: SolverQuery) =>
-  ids(
-    db,
-    q,
-    sql`not o.instant_refund_signed
-      and s.initiate_tx_hash <> '' and s.initiate_block_number <> 0 and s.current_confirmations >= s.required_confirmations
-      and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and d.initiate_tx_hash = '' and ${noLiveJob('solver-fund')}`,
-  );
+  ids(db, q, sql`not o.instant_refund_signed and ${conditionSql(SOLVER_CONDITIONS.fund)} and ${noLiveJob('solver-fund')}`);
 
 /** The service holds the secret; the destination is initiated and confirmed, neither redeemed nor refunded. */
 export const ordersToRedeemForClient = (db: Db, q: SolverQuery) =>
-  ids(
-    db,
-    q,
-    sql`o.secret_ciphertext is not null
-      and d.initiate_tx_hash <> '' and d.initiate_block_number <> 0 and d.current_confirmations >= d.required_confirmations
-      and d.redeem_tx_hash = '' and d.refund_tx_hash = '' and ${noLiveJob('redeem')}`,
-  );
+  ids(db, q, sql`o.secret_ciphertext is not null and ${conditionSql(SOLVER_CONDITIONS.redeemForClient)} and ${noLiveJob('redeem')}`);
 
 /** The secret is on chain (destination redeemed) and the source is initiated, neither redeemed nor refunded. */
 export const ordersToRedeemSource = (db: Db, q: SolverQuery) =>
-  ids(db, q, sql`d.secret <> '' and s.initiate_tx_hash <> '' and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and ${noLiveJob('solver-redeem')}`);
+  ids(db, q, sql`d.secret <> '' and ${conditionSql(SOLVER_CONDITIONS.redeemSource)} and ${noLiveJob('solver-redeem')}`);
 
 /** Completed (both redeems confirmed) with affiliate fees still pending. */
 export const ordersToAccrue = (db: Db, q: SolverQuery) =>
   ids(
     db,
     q,
-    sql`s.redeem_block_number <> 0 and d.redeem_block_number <> 0
-      and exists (select 1 from affiliate_fees f where f.order_id = o.id and f.status = 'pending')`,
+    sql`${conditionSql(SOLVER_CONDITIONS.accrue)} and exists (select 1 from affiliate_fees f where f.order_id = o.id and f.status = 'pending')`,
   );
 
 /** The destination is initiated, neither redeemed nor refunded, and its timelock has run out at the watched height. */
 export const ordersToRefund = (db: Db, q: SolverQuery) =>
-  ids(
-    db,
-    q,
-    sql`d.initiate_block_number <> 0 and d.redeem_tx_hash = '' and d.refund_tx_hash = ''
-      and exists (select 1 from chain_heights h where h.chain = d.chain and h.height >= d.initiate_block_number + d.timelock)
-      and ${noLiveJob('solver-refund')}`,
-  );
+  ids(db, q, sql`${conditionSql(SOLVER_CONDITIONS.refund)} and ${noLiveJob('solver-refund')}`);
 
 /**
  * The service holds the client's key of the source (no delegate given), and the source's timelock has
@@ -92,10 +116,7 @@ export const ordersToRefundSourceForClient = (db: Db, q: SolverQuery) =>
   ids(
     db,
     q,
-    sql`o.delegate_key_ciphertext is not null and s.delegate <> ''
-      and s.initiate_block_number <> 0 and s.redeem_tx_hash = '' and s.refund_tx_hash = ''
-      and exists (select 1 from chain_heights h where h.chain = s.chain and h.height >= s.initiate_block_number + s.timelock)
-      and ${noLiveJob('refund')}`,
+    sql`o.delegate_key_ciphertext is not null and s.delegate <> '' and ${conditionSql(SOLVER_CONDITIONS.refundSourceForClient)} and ${noLiveJob('refund')}`,
   );
 
 /**
@@ -108,9 +129,8 @@ export const ordersToInstantRefund = (db: Db, q: SolverQuery & { nowSeconds: num
   ids(
     db,
     q,
-    sql`o.instant_refund_consent is not null and o.destination_funding_at is null and o.deadline < ${q.nowSeconds}
-      and s.initiate_tx_hash <> '' and s.initiate_block_number <> 0 and s.current_confirmations >= s.required_confirmations
-      and s.redeem_tx_hash = '' and s.refund_tx_hash = '' and d.initiate_tx_hash = ''
+    sql`o.instant_refund_consent is not null and o.destination_funding_at is null
+      and ${conditionSql(SOLVER_CONDITIONS.instantRefund, q.nowSeconds)}
       and not exists (select 1 from relayer_jobs j where j.order_id = o.id and j.action = 'instant-refund')`,
   );
 
@@ -142,6 +162,6 @@ export async function claimFundings(db: Db, orderIds: readonly string[]): Promis
 
 /** The sealed service-held secret of an order, if the service holds it. */
 export async function secretCiphertext(db: Db, orderId: string): Promise<Uint8Array | null> {
-  const { rows } = await sql<{ sealed: Uint8Array | null }>`select secret_ciphertext as sealed from orders where id = ${orderId}`.execute(db);
-  return rows[0]?.sealed ?? null;
+  const row = await db.selectFrom('orders').select('secret_ciphertext').where('id', '=', orderId).executeTakeFirst();
+  return row?.secret_ciphertext ?? null;
 }
