@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseEther, toHex, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { walletAddress } from '../src/chains/bitcoin/wallet-tx.ts';
-import { fundHtlc, LITECOIN_NETWORK, type LitecoinWallet } from '../src/cli/swap-litecoin.ts';
+import { fundHtlc, LITECOIN_NETWORK, type LitecoinWallet } from '../src/chains/bitcoin/swap-wallet.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config.ts';
 import { devApi } from './dev-api.ts';
 import { startDev } from '../src/devnet/dev.ts';

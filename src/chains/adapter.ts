@@ -10,6 +10,7 @@ import type { RelayerJob } from '../store/relayer-jobs.ts';
 import type { FamilyHtlc, SigningOptions } from './family.ts';
 import type { Asset, Chain, Registry } from './registry.ts';
 import type { ParentLog } from '../log.ts';
+import type { SwapWallet, SwapWalletInput } from './swap-wallet.ts';
 
 /**
  * Everything that is specific to one chain family, in `src/chains/<family>/adapter.ts`. The generic
@@ -53,6 +54,8 @@ export interface ChainAdapter {
   readonly feeClaims?: (access: FeeClaimAccess) => FeeClaimSigner | undefined;
   /** The identity in this family's HTLCs of a private key (address, or x-only key), canonical. */
   partyOfKey?: (chain: Chain, privateKey: Hex) => string;
+  /** The family's part of `hashlock swap`, the devnet's client: the test user's wallet on one of its chains. */
+  swapWallet?: (input: SwapWalletInput) => SwapWallet;
   /** The family's part of `hashlock dev`: a local node for each of its chains in the localnet registry. */
   devnet?: FamilyDevnet;
   /** Works the chain for the service: absent on families that only create orders so far. */

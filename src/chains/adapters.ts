@@ -19,6 +19,9 @@ const ADAPTERS: Partial<Record<Family, ChainAdapter>> = {
 
 export const chainAdapter = (chain: Chain): ChainAdapter | undefined => ADAPTERS[chain.family];
 
+/** The adapter of the family of a chain id (`<family>:<number>`, as the API shows a chain), if it has one. */
+export const adapterOfChainId = (chainId: string): ChainAdapter | undefined => ADAPTERS[chainId.split(':')[0] as Family];
+
 export const familyHtlc = (chain: Chain): FamilyHtlc | undefined => chainAdapter(chain)?.htlc;
 
 /** How `chain`'s scripts name parties by key, where they do (see `ChainAdapter.scriptKeys`). */

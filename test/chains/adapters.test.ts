@@ -3,7 +3,7 @@
 // text, so a change that crosses a boundary fails here.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { chainAdapter } from '../../src/chains/adapters.ts';
 import { FAMILIES } from '../../src/chains/registry-schema.ts';
@@ -39,6 +39,23 @@ test('no chain family is compared outside src/chains/', () => {
 test("raw SQL is written in src/store/ only, or in a family's own store (src/chains/<family>/store/)", () => {
   const stores = (rel: string) => rel.startsWith('src/store/') || /^src\/chains\/[a-z]+\/store\//.test(rel);
   assert.deepEqual(linesOutside(stores, /import \{[^}]*\bsql\b[^}]*\} from 'kysely'/), []);
+});
+
+/** The family whose folder holds `rel` (a path from the repository root), if any. */
+const familyOf = (rel: string) => FAMILIES.find((f) => rel.startsWith(`src/chains/${f}/`));
+
+test("a family is its folder: nothing in src/ imports a family's modules but the family itself and its registry line", () => {
+  const crossings = sources(join(ROOT, 'src')).flatMap((file) => {
+    const rel = relative(ROOT, file);
+    const own = familyOf(rel);
+    return [...readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)].flatMap(([, spec]) => {
+      const target = relative(ROOT, resolve(dirname(file), spec!));
+      const family = familyOf(target);
+      const registryLine = rel === 'src/chains/adapters.ts' && target === `src/chains/${family}/adapter.ts`;
+      return family && family !== own && !registryLine ? [`${rel} imports ${target}`] : [];
+    });
+  });
+  assert.deepEqual(crossings, []);
 });
 
 test('every chain of the localnet registry has an adapter that works it, and `hashlock dev` can run it', () => {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
-import { fundHtlc, LITECOIN_NETWORK, type LitecoinWallet } from '../../src/cli/swap-litecoin.ts';
-import { SwapError } from '../../src/cli/swap-error.ts';
+import { fundHtlc, LITECOIN_NETWORK, type LitecoinWallet } from '../../src/chains/bitcoin/swap-wallet.ts';
+import { SwapError } from '../../src/chains/swap-wallet.ts';
 import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
 import { litecoinNodeOrSkip, toCoins } from '../helpers/litecoin.ts';
 

@@ -13,7 +13,7 @@ import type { Chain as RegistryChain } from '../../src/chains/registry.ts';
 import { solanaDevnet } from '../../src/chains/solana/devnet.ts';
 import { solanaAddressOfKey, solanaSignerOfKey } from '../../src/chains/solana/keys.ts';
 import { solanaRpc } from '../../src/chains/solana/rpc.ts';
-import { signAndSend, solanaBalance, type SolanaWallet } from '../../src/cli/swap-solana.ts';
+import { signAndSend, solanaBalance, type SolanaWallet } from '../../src/chains/solana/swap-wallet.ts';
 import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
 import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
 import { toCoins } from '../helpers/litecoin.ts';

@@ -1,3 +1,4 @@
+import { bitcoinSwapWallet } from './swap-wallet.ts';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { hexToBytes } from '@noble/curves/utils.js';
 import { BITCOIN_SOURCE_DEADLINE_SECONDS } from '../../orders/limits.ts';
@@ -39,5 +40,6 @@ export const bitcoinAdapter: ChainAdapter = {
   refusal: (action) => (action === 'initiate' ? INITIATE_REFUSAL : undefined),
   partyOfKey: (_chain, privateKey) => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2))),
   devnet: bitcoinDevnet,
+  swapWallet: bitcoinSwapWallet,
   connect: connectBitcoinChain,
 };

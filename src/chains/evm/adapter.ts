@@ -1,3 +1,4 @@
+import { evmSwapWallet } from './swap-wallet.ts';
 import { evmFeeClaims } from './fee-claims.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
@@ -30,5 +31,6 @@ export const evmAdapter: ChainAdapter = {
   feeClaims: evmFeeClaims,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
   devnet: evmDevnet,
+  swapWallet: evmSwapWallet,
   connect: connectEvmChain,
 };

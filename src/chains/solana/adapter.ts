@@ -1,3 +1,4 @@
+import { solanaSwapWallet } from './swap-wallet.ts';
 import type { ChainAdapter } from '../adapter.ts';
 import { exactly } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
@@ -26,5 +27,6 @@ export const solanaAdapter: ChainAdapter = {
   },
   partyOfKey: (_chain, privateKey) => solanaAddressOfKey(privateKey),
   devnet: solanaDevnet,
+  swapWallet: solanaSwapWallet,
   connect: connectSolanaChain,
 };

@@ -12,6 +12,9 @@ import {
   type Instruction,
 } from '@solana/kit';
 
+/** The cluster's base fee per signature, in lamports. */
+export const LAMPORTS_PER_SIGNATURE = 5000n;
+
 /**
  * Kit wants a last valid block height with a blockhash, but it is not part of the wire format and the
  * API hands out only the blockhash; clients learn expiry from their own RPC. Not serialized.

@@ -1,7 +1,7 @@
+import { LAMPORTS_PER_SIGNATURE } from '../transactions.ts';
 import type { ParsedMessage } from './wire-transaction.ts';
 
-/** The cluster's base fee per signature, which LiteSVM charges too. */
-export const LAMPORTS_PER_SIGNATURE = 5000n;
+// LiteSVM charges the cluster's base fee per signature (LAMPORTS_PER_SIGNATURE) too.
 
 const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 const ED25519_PROGRAM = 'Ed25519SigVerify111111111111111111111111111';

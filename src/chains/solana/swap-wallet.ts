@@ -12,10 +12,11 @@ import {
   type Signature,
 } from '@solana/kit';
 import type { Hex } from 'viem';
-import { solanaBalance as readBalance } from '../chains/solana/balances.ts';
-import { solanaAddressOfKey, solanaSignerOfKey } from '../chains/solana/keys.ts';
-import { solanaRpc } from '../chains/solana/rpc.ts';
-import { SwapError } from './swap-error.ts';
+import { solanaBalance as readBalance } from './balances.ts';
+import { solanaAddressOfKey, solanaSignerOfKey } from './keys.ts';
+import { solanaRpc } from './rpc.ts';
+import { LAMPORTS_PER_SIGNATURE } from './transactions.ts';
+import { isNativeAsset, SwapError, type CreatedOrder, type OrderView, type SwapStep, type SwapWallet, type SwapWalletInput } from '../swap-wallet.ts';
 
 /** devnet.json's entry for the Solana chain. */
 export interface DevnetSolanaChain {
@@ -119,4 +120,53 @@ export async function solanaTxEffect(wallet: SolanaWallet, signature: string, mi
     toUser = amountOf(meta.postTokenBalances) - amountOf(meta.preTokenBalances);
   }
   return { fee: BigInt(meta.fee), toUser };
+}
+
+/**
+ * The user's side of a swap on a Solana chain of the devnet: an SPL source of a gasless app is signed
+ * and sent to the relayer, which pays its fee; otherwise the user signs and broadcasts `versioned_tx`.
+ * The service redeems a destination to the user and pays its fee; the solver's redeem of a source
+ * gives the swap account's rent back to the user.
+ */
+export function solanaSwapWallet(input: SwapWalletInput): SolanaWallet & SwapWallet {
+  const wallet = solanaWallet(input.chainKey, input.chain, input.user, `${input.flag} ${input.asset.id}`);
+  const { asset } = input;
+  const mint = isNativeAsset(asset) ? undefined : asset.token.address;
+  return {
+    ...wallet,
+    owner: wallet.address,
+    balance: () => solanaBalance(wallet, mint),
+    async initiate(created: CreatedOrder, step: SwapStep) {
+      const orderId = created.order_id;
+      if (created.versioned_tx_gasless) {
+        const signature = await signedForRelayer(wallet, created.versioned_tx_gasless);
+        const sent = await step.api.result<string>('the gasless initiate', 'PATCH', `/v2/orders/${orderId}?action=initiate`, { signature });
+        step.print(`  initiate (gasless, relayed): ${sent} (the relayer pays the fee)`);
+        return '  (the amount; the relayer paid the fee)';
+      }
+      if (!created.versioned_tx) throw new SwapError(`order ${orderId}: the service returned no versioned_tx for ${asset.id}`);
+      const signature = await signAndSend(wallet, created.versioned_tx, step.deadline, step.pollMs);
+      const { fee, toUser } = await solanaTxEffect(wallet, signature, undefined);
+      step.print(`  initiate: ${signature} (fee ${fee} lamports: ${fee / LAMPORTS_PER_SIGNATURE} signature(s) at ${LAMPORTS_PER_SIGNATURE})`);
+      if (!mint) return `  (the amount + the initiate fee ${fee}; the swap account's rent came back at the redeem)`;
+      // An SPL initiate the user pays for: its fee and the rent of the accounts it creates, in SOL.
+      step.print(`  the initiate cost the user ${-toUser} lamports of SOL: the fee ${fee} and ${-toUser - fee} of rent (the swap account's comes back at the redeem)`);
+      return `  (the amount; the initiate's SOL is above)`;
+    },
+    async settle(order: OrderView, side, destinationAmount, step) {
+      if (side === 'source') {
+        // The solver's redeem returns the swap account's rent to the user.
+        const signature = order.source_swap?.redeem_tx_hash;
+        if (signature) await waitForSolanaConfirmation(wallet, signature, step.deadline, step.pollMs);
+        return '';
+      }
+      const signature = order.destination_swap?.redeem_tx_hash;
+      if (!signature) throw new SwapError('the order is completed but shows no redeem of its Solana destination');
+      await waitForSolanaConfirmation(wallet, signature, step.deadline, step.pollMs);
+      const { fee, toUser } = await solanaTxEffect(wallet, signature, mint);
+      const unit = mint ? `base units of ${asset.id.split(':')[1]!.toUpperCase()}` : 'lamports';
+      step.print(`  redeem (by the service): ${signature}: ${toUser} ${unit} to ${wallet.address} (the service paid its fee, ${fee} lamports)`);
+      return `  (the destination amount ${destinationAmount}; the user paid no fee)`;
+    },
+  };
 }

@@ -2,10 +2,10 @@
 // private key used as a key-path taproot key), its confirmed balance, funding an HTLC from its coins,
 // and what a transaction paid in fees, read back from the node.
 import { bytesToHex, hexToBytes, type Hex } from 'viem';
-import { satoshis } from '../chains/bitcoin/chain-data.ts';
-import { BitcoinRpcError, bitcoinRpcFor, type BitcoinRpc } from '../chains/bitcoin/rpc.ts';
-import { addressScript, buildWalletTx, walletAddress, type Utxo } from '../chains/bitcoin/wallet-tx.ts';
-import { SwapError } from './swap-error.ts';
+import { satoshis } from './chain-data.ts';
+import { BitcoinRpcError, bitcoinRpcFor, type BitcoinRpc } from './rpc.ts';
+import { addressScript, buildWalletTx, walletAddress, type Utxo } from './wallet-tx.ts';
+import { SwapError, type SwapWallet, type SwapWalletInput } from '../swap-wallet.ts';
 
 /** The network of the devnet's Litecoin chain (`hashlock dev` runs Litecoin Core in regtest). */
 export const LITECOIN_NETWORK = 'litecoin_regtest';
@@ -162,4 +162,33 @@ export async function litecoinTxCosts(wallet: LitecoinWallet, txid: string): Pro
   const outputs = tx.vout.reduce((sum, o) => sum + satoshis(o.value), 0n);
   const toUser = tx.vout.filter((o) => o.scriptPubKey?.hex === userScript).reduce((sum, o) => sum + satoshis(o.value), 0n);
   return { fee: inputs - outputs, toUser };
+}
+
+/**
+ * The user's side of a swap on a Bitcoin-family chain of the devnet: the source is funded by a payment
+ * from the user's coins to the HTLC address; the destination is redeemed to the user by the service,
+ * and its fee comes out of what the user gets.
+ */
+export function bitcoinSwapWallet(input: SwapWalletInput): SwapWallet {
+  const wallet = litecoinWallet(input.chainKey, input.chain, input.user, `${input.flag} ${input.asset.id}`);
+  return {
+    owner: wallet.address,
+    balance: () => litecoinBalance(wallet),
+    async initiate(created, step) {
+      if (!created.to || !created.amount) throw new SwapError(`order ${created.order_id}: the service returned no HTLC address and amount to pay`);
+      const funding = await fundHtlc(wallet, created.to, BigInt(created.amount));
+      step.print(`  fund: ${funding.txid} (${created.amount} litoshis to the HTLC ${created.to}, fee ${funding.fee})`);
+      return `  (the amount ${created.amount} + the funding fee ${funding.fee})`;
+    },
+    async settle(order, side, destinationAmount, step) {
+      if (side === 'source') return '';
+      // The balances count confirmed coins only: wait for the service's redeem to be mined.
+      const txid = order.destination_swap?.redeem_tx_hash;
+      if (!txid) throw new SwapError('the order is completed but shows no redeem of its Litecoin destination');
+      await waitForConfirmation(wallet, txid, step.deadline, step.pollMs);
+      const { fee, toUser } = await litecoinTxCosts(wallet, txid);
+      step.print(`  redeem (by the service, mined): ${txid}: ${toUser} litoshis to ${wallet.address}, the destination amount ${destinationAmount} less the redeem fee ${fee}`);
+      return `  (the destination amount ${destinationAmount} - the redeem fee ${fee})`;
+    },
+  };
 }
