@@ -15,7 +15,7 @@ import type { Store } from '../../src/store/database.ts';
 import { enqueueJob, findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 import { localnetRegistry, randomHex32, seedBasics } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
-import { startHttpFaultProxy, type HttpFaultProxy } from '../helpers/http-fault-proxy.ts';
+import { startHttpFaultProxy, throughFaults, type HttpFaultProxy } from '../helpers/http-fault-proxy.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { startChains, type LocalChain } from '../relayer/harness.ts';
 
@@ -126,16 +126,7 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
 
   test('a node answering 429 (rate-limited), then 503: no attempt is used, and the job goes on once it answers', async () => {
     const key = await enqueue(fundPayload(), { maxAttempts: 2 });
-    for (const status of [429, 503]) {
-      gateway.answer(status);
-      const before = gateway.faults;
-      for (let i = 0; i < 3; i++) {
-        await viaGateway.tick();
-        await pause(15);
-      }
-      assert.ok(gateway.faults > before, `the engine met ${status}`);
-    }
-    gateway.answer(undefined);
+    await throughFaults(gateway, [429, 503], () => viaGateway.tick(), 3);
     const waiting = await job(key);
     assert.equal(waiting.status, 'queued', 'more passes than max_attempts, and still queued');
     assert.equal(waiting.attempts, 0);

@@ -2,6 +2,7 @@
 // provider does: one HTTP status (429 rate-limited, 503 unavailable, 502 from a gateway) to every
 // request, until it is told to pass them through again.
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 
 export interface HttpFaultProxy {
@@ -56,4 +57,24 @@ export async function startHttpFaultProxy(nodeUrl: string): Promise<HttpFaultPro
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Has the proxy answer each of `statuses` in turn for `passes` passes of `pass` (a worker's tick), each
+ * status met at least once, then lets calls through again.
+ */
+export async function throughFaults(proxy: HttpFaultProxy, statuses: readonly number[], pass: () => Promise<unknown>, passes = 4): Promise<void> {
+  try {
+    for (const status of statuses) {
+      proxy.answer(status);
+      const before = proxy.faults;
+      for (let i = 0; i < passes; i++) {
+        await pass();
+        await new Promise((r) => setTimeout(r, 15));
+      }
+      assert.ok(proxy.faults > before, `the worker met ${status}`);
+    }
+  } finally {
+    proxy.answer(undefined);
+  }
 }

@@ -16,7 +16,7 @@ import { findJob } from '../../../src/store/relayer-jobs.ts';
 import { randomHex32, seedBasics } from '../../helpers/fixtures.ts';
 import { litecoinNodeForSuite } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
-import { startHttpFaultProxy } from '../../helpers/http-fault-proxy.ts';
+import { startHttpFaultProxy, throughFaults } from '../../helpers/http-fault-proxy.ts';
 
 const CHAIN = 'litecoin_localnet';
 let node: LitecoinNode | undefined;
@@ -87,16 +87,12 @@ describeEachStore('Bitcoin-family broadcast queue', (kind) => {
     const gateway = await startHttpFaultProxy(node.rpcUrl);
     try {
       const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: new BitcoinRpc({ url: gateway.url, auth: { cookieFile: node.cookieFile } }), worker: 'w', retryMs: 0, recheckMs: 0 });
-      for (const status of [429, 503]) {
-        gateway.answer(status);
-        for (let i = 0; i < 4; i++) await engine.tick();
-      }
-      assert.ok(gateway.faults >= 8, `every call met the fault (${gateway.faults})`);
+      await throughFaults(gateway, [429, 503], () => engine.tick());
+      assert.ok(gateway.faults >= 8, `every pass met the fault (${gateway.faults})`);
       const waiting = (await findJob(store.db, key))!;
       assert.equal(waiting.status, 'queued');
       assert.equal(waiting.attempts, 0, 'eight passes met the fault, none counted');
       assert.match(waiting.lastError, /node unreachable.*503/);
-      gateway.answer(undefined);
       await engine.tick();
       assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), 'sent once the node answers');
       assert.equal((await findJob(store.db, key))!.status, 'submitted');
