@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { isXOnlyPublicKey } from '../src/chains/bitcoin/address.ts';
 import { bitcoinNetwork } from '../src/chains/bitcoin/network.ts';
 import { BitcoinWatcher, type BitcoinRpcClient } from '../src/chains/bitcoin/watcher.ts';
-import { startLitecoind } from '../src/chains/bitcoin/litecoind.ts';
+import { startLitecoind } from '../src/localnet/bitcoin/litecoind.ts';
 import { migrate, openStore, type Db, type StoreKind } from '../src/store/database.ts';
 import { localnetRegistry, seedBasics, SOLVER } from '../test/helpers/fixtures.ts';
 import { createDatabase, StatementCounter } from '../test/helpers/stores.ts';

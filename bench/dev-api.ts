@@ -1,4 +1,4 @@
-import type { Dev } from '../src/devnet/dev.ts';
+import type { Dev } from '../src/localnet/dev.ts';
 
 /** A client of the dev service's API with its app key: the `result` of an answer, or an error naming the path. */
 export function devApi(dev: Pick<Dev, 'apiUrl' | 'appKey'>) {

@@ -28,9 +28,9 @@ import {
 import { HTLC_EVENTS } from '../src/chains/evm/htlc-events.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config.ts';
 import { devApi } from './dev-api.ts';
-import { startDev, type Dev } from '../src/devnet/dev.ts';
-import type { EvmDeployment } from '../src/chains/evm/devnet.ts';
-import { devAccount } from '../src/devnet/accounts.ts';
+import { startDev, type Dev } from '../src/localnet/dev.ts';
+import type { EvmDeployment } from '../src/localnet/evm/devnet.ts';
+import { devAccount } from '../src/localnet/accounts.ts';
 import type { StoreKind } from '../src/store/database.ts';
 import { signGaslessInitiate } from '../test/helpers/gasless.ts';
 import { createDatabase } from '../test/helpers/stores.ts';

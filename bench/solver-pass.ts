@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { erc20Abi, maxUint256, type Address, type Hex } from 'viem';
 import { evmSolverChains } from '../src/chains/evm/solver-chain.ts';
-import { devAccount } from '../src/devnet/accounts.ts';
+import { devAccount } from '../src/localnet/accounts.ts';
 import { SecretBox } from '../src/orders/secret-box.ts';
 import { Solver } from '../src/solver/solver.ts';
 import type { StoreKind } from '../src/store/database.ts';

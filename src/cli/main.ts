@@ -1,6 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../config/schema-check.ts';
-import { describeDev, startDev } from '../devnet/dev.ts';
 import { startService } from '../service.ts';
 import { configOf, withDatabase } from './database.ts';
 import { registerSwapCommand } from './swap.ts';
@@ -35,6 +34,8 @@ program
   .option('-c, --config <file>', 'service config file', undefined)
   .action(async (opts: { config?: string }) => {
     const config = configOf(opts.config);
+    // The local chains load only for this command: `serve` never imports them.
+    const { describeDev, startDev } = await import('../localnet/dev.ts');
     const dev = await startDev(config, { wellKnownPorts: true });
     console.log(describeDev(config, dev));
     stopOnSignal(dev.stop);

@@ -6,7 +6,7 @@ import { encodeFunctionData, erc20Abi, getAddress, hashTypedData, type Hex } fro
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
 import { refundTypedData } from '../../src/chains/solidity-htlc/typed-data.ts';
-import { devAccount } from '../../src/devnet/accounts.ts';
+import { devAccount } from '../../src/localnet/accounts.ts';
 import { instantRefundSigned } from '../helpers/order-flags.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { localnetRegistry, randomHex32, SOLVER, USER } from '../helpers/fixtures.ts';

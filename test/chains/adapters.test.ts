@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { chainAdapter } from '../../src/chains/adapters.ts';
 import { FAMILIES } from '../../src/chains/registry-schema.ts';
+import { localChainOf } from '../../src/localnet/families.ts';
 import { localnetRegistry } from '../helpers/fixtures.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -41,15 +42,21 @@ test("raw SQL is written in src/store/ only, or in a family's own store (src/cha
   assert.deepEqual(linesOutside(stores, /import \{[^}]*\bsql\b[^}]*\} from 'kysely'/), []);
 });
 
-/** The family whose folder holds `rel` (a path from the repository root), if any. */
-const familyOf = (rel: string) => FAMILIES.find((f) => rel.startsWith(`src/chains/${f}/`));
+/** The family whose folder (src/chains/<family>/) or local chain (src/localnet/<family>/) holds `rel`, a path from the repository root. */
+const familyOf = (rel: string, under = 'src/chains') => FAMILIES.find((f) => rel.startsWith(`${under}/${f}/`));
 
-test("a family is its folder: nothing in src/ imports a family's modules but the family itself and its registry line", () => {
+/** The relative imports of a source file, as paths from the repository root; `runtime` leaves out `import type`. */
+function importsOf(file: string, runtime = false): string[] {
+  const text = readFileSync(file, 'utf8');
+  const pattern = runtime ? /(?:^|\n)\s*(?:import|export)\s+(?!type\b)[^;]*?from '([^']+)'|import\('([^']+)'\)/g : /from '([^']+)'|import\('([^']+)'\)/g;
+  return [...text.matchAll(pattern)].map(([, a, b]) => a ?? b!).map((spec) => (spec.startsWith('.') ? relative(ROOT, resolve(dirname(file), spec)) : spec));
+}
+
+test("a family is its folder: nothing in src/ imports a family's modules but the family itself, its registry line and its local chain", () => {
   const crossings = sources(join(ROOT, 'src')).flatMap((file) => {
     const rel = relative(ROOT, file);
-    const own = familyOf(rel);
-    return [...readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)].flatMap(([, spec]) => {
-      const target = relative(ROOT, resolve(dirname(file), spec!));
+    const own = familyOf(rel) ?? familyOf(rel, 'src/localnet');
+    return importsOf(file).flatMap((target) => {
       const family = familyOf(target);
       const registryLine = rel === 'src/chains/adapters.ts' && target === `src/chains/${family}/adapter.ts`;
       return family && family !== own && !registryLine ? [`${rel} imports ${target}`] : [];
@@ -58,11 +65,29 @@ test("a family is its folder: nothing in src/ imports a family's modules but the
   assert.deepEqual(crossings, []);
 });
 
-test('every chain of the localnet registry has an adapter that works it, and `hashlock dev` can run it', () => {
+test('the local chains are not part of the product: what `hashlock serve` loads (src/service.ts and its imports) holds no module of src/localnet/, nor the packages that run chains', () => {
+  const CHAIN_PACKAGES = ['litesvm', '@foundry-rs/anvil', 'solc', '@openzeppelin/contracts'];
+  const loaded = new Set<string>();
+  const packages = new Set<string>();
+  for (const stack = ['src/service.ts']; stack.length > 0; ) {
+    const rel = stack.pop()!;
+    if (loaded.has(rel)) continue;
+    loaded.add(rel);
+    for (const target of importsOf(join(ROOT, rel), true)) {
+      if (target.startsWith('src/')) stack.push(target);
+      else packages.add(target.startsWith('@') ? target.split('/').slice(0, 2).join('/') : target.split('/')[0]!);
+    }
+  }
+  assert.ok(loaded.has('src/chains/solana/runtime.ts') && loaded.has('src/api/app.ts'), 'the walk reaches the service parts');
+  assert.deepEqual([...loaded].filter((f) => f.startsWith('src/localnet/')), []);
+  assert.deepEqual(CHAIN_PACKAGES.filter((p) => packages.has(p)), []);
+});
+
+test('every chain of the localnet registry has an adapter that works it, and a local chain `hashlock dev` runs', () => {
   for (const chain of localnetRegistry().chains) {
     const adapter = chainAdapter(chain);
     assert.ok(adapter?.connect, `${chain.key}: no runtime`);
-    assert.ok(adapter.devnet, `${chain.key}: no devnet part`);
+    assert.ok(localChainOf(chain.family), `${chain.key}: no local chain`);
     assert.ok(adapter.partyOfKey, `${chain.key}: no identity for the solver's key`);
   }
 });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { createPublicClient, createWalletClient, erc20Abi, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
-import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
+import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 

@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { fundHtlc, LITECOIN_NETWORK, type LitecoinWallet } from '../../src/chains/bitcoin/swap-wallet.ts';
 import { SwapError } from '../../src/chains/swap-wallet.ts';
-import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
+import type { LitecoinNode } from '../../src/localnet/bitcoin/litecoind.ts';
 import { litecoinNodeOrSkip, toCoins } from '../helpers/litecoin.ts';
 
 const AMOUNT = 1_000_000n;

@@ -12,7 +12,7 @@ import { BIN, envFor, runHashlock, startHashlockDev, type RunningDev } from '../
 import { address, createSolanaRpc, type Address, type Signature } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { createPublicClient, erc20Abi, http, type Address as EvmAddress } from 'viem';
-import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
+import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
 import { solanaProgramsForSuite } from '../helpers/solana.ts';
 
 const LAMPORTS_PER_SIGNATURE = 5_000n;

@@ -14,7 +14,7 @@ import { waitFor } from '../helpers/wait.ts';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { bitcoinRpcFor } from '../../src/chains/bitcoin/rpc.ts';
-import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
+import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
 
 const run = runHashlock;
 

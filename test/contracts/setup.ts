@@ -25,8 +25,8 @@ import {
 } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import { contractArtifact, type ContractArtifact } from '../../src/chains/evm/contracts.ts';
-import { startAnvil, type AnvilNode } from '../../src/chains/evm/anvil.ts';
-import { DEV_MNEMONIC } from '../../src/devnet/accounts.ts';
+import { startAnvil, type AnvilNode } from '../../src/localnet/evm/anvil.ts';
+import { DEV_MNEMONIC } from '../../src/localnet/accounts.ts';
 
 export const CHAIN_ID = 31337;
 

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { startAnvil } from '../../src/chains/evm/anvil.ts';
-import { findLitecoind, startLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
-import { portIsFree } from '../../src/devnet/free-port.ts';
-import { processesWith } from '../../src/devnet/node-process.ts';
+import { startAnvil } from '../../src/localnet/evm/anvil.ts';
+import { findLitecoind, startLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
+import { portIsFree } from '../../src/localnet/free-port.ts';
+import { processesWith } from '../../src/localnet/node-process.ts';
 import { startHashlockDev, type RunningDev } from '../helpers/hashlock-cli.ts';
 
 const PORTS = [8545, 8546];

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { erc20Abi, getAddress, type Hex } from 'viem';
 import { htlcInitiateAbi } from '../../src/chains/solidity-htlc/htlc-abi.ts';
-import { devAccount } from '../../src/devnet/accounts.ts';
+import { devAccount } from '../../src/localnet/accounts.ts';
 import { ZERO_ADDRESS } from '../../src/chains/evm/htlc-reads.ts';
 import { findJob } from '../../src/store/relayer-jobs.ts';
 import { localnetRegistry, randomHex32, SOLVER, USER } from '../helpers/fixtures.ts';

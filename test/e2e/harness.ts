@@ -9,7 +9,7 @@ import { sha256, type Hex, type LocalAccount } from 'viem';
 import { EvmWatcher } from '../../src/chains/evm/watcher.ts';
 import type { Registry } from '../../src/chains/registry.ts';
 import { refundTypedData } from '../../src/chains/solidity-htlc/typed-data.ts';
-import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
+import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { evmEngine, type EvmEngine } from '../../src/chains/evm/driver.ts';
 import { evmSolverChains } from '../../src/chains/evm/solver-chain.ts';
 import { Solver, type SolverChain, type SolverOptions, type SolverPass } from '../../src/solver/solver.ts';

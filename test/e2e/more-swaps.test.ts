@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { getAddress, type Address, type Hex } from 'viem';
-import { devAccount } from '../../src/devnet/accounts.ts';
+import { devAccount } from '../../src/localnet/accounts.ts';
 import { findJob } from '../../src/store/relayer-jobs.ts';
 import { localnetRegistry, SOLVER } from '../helpers/fixtures.ts';
 import { describeEachStore } from '../helpers/stores.ts';

@@ -1,21 +1,21 @@
 // The Litecoin and Solana chains of the service-process world, started as `hashlock dev` starts them
-// (src/chains/bitcoin/devnet.ts, src/chains/solana/devnet.ts), with what a client does on them
+// (src/localnet/bitcoin/devnet.ts, src/localnet/solana/devnet.ts), with what a client does on them
 // directly (clients reach the nodes, the service may not) and what a test reads back to tell that
 // every payment happened once.
 import { hexToBytes } from '@noble/curves/utils.js';
 import { getAddressDecoder, type Address } from '@solana/kit';
 import type { ChainAccessConfig } from '../../src/config/service-config.ts';
 import { satoshis, type RpcBlock, type RpcTransaction } from '../../src/chains/bitcoin/chain-data.ts';
-import { startLitecoinDevnet } from '../../src/chains/bitcoin/devnet.ts';
-import type { LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
+import { startLitecoinDevnet } from '../../src/localnet/bitcoin/devnet.ts';
+import type { LitecoinNode } from '../../src/localnet/bitcoin/litecoind.ts';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import type { Chain as RegistryChain } from '../../src/chains/registry.ts';
-import { solanaDevnet } from '../../src/chains/solana/devnet.ts';
+import { solanaDevnet } from '../../src/localnet/solana/devnet.ts';
 import { solanaAddressOfKey, solanaSignerOfKey } from '../../src/chains/solana/keys.ts';
 import { solanaRpc } from '../../src/chains/solana/rpc.ts';
 import { signAndSend, solanaBalance, type SolanaWallet } from '../../src/chains/solana/swap-wallet.ts';
-import { findLitecoind } from '../../src/chains/bitcoin/litecoind.ts';
-import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
+import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
+import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { toCoins } from '../helpers/litecoin.ts';
 import { solanaProgramsForSuite } from '../helpers/solana.ts';
 

@@ -10,7 +10,7 @@ import { toHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmEngine, type EvmEngine } from '../../src/chains/evm/driver.ts';
 import type { JobPayload } from '../../src/chains/evm/jobs.ts';
-import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
+import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import type { Store } from '../../src/store/database.ts';
 import { enqueueJob, findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 import { localnetRegistry, randomHex32, seedBasics } from '../helpers/fixtures.ts';

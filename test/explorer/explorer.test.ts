@@ -15,8 +15,8 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createWalletClient, createPublicClient, http, type Address, type Hex } from 'viem';
 import { DEV_CONFIG_PATH, loadServiceConfig, type ServiceConfig } from '../../src/config/service-config.ts';
-import { devAccount } from '../../src/devnet/accounts.ts';
-import { startDev, type Dev } from '../../src/devnet/dev.ts';
+import { devAccount } from '../../src/localnet/accounts.ts';
+import { startDev, type Dev } from '../../src/localnet/dev.ts';
 import { signGaslessInitiate } from '../helpers/gasless.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

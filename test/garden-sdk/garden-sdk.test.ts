@@ -13,9 +13,9 @@ import * as gardenUtils from '@gardenfi/utils';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hash, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-config.ts';
-import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
-import { startDev, type Dev } from '../../src/devnet/dev.ts';
-import { portIsFree } from '../../src/devnet/free-port.ts';
+import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
+import { startDev, type Dev } from '../../src/localnet/dev.ts';
+import { portIsFree } from '../../src/localnet/free-port.ts';
 import { until } from '../helpers/wait.ts';
 
 /** Where the SDK's localnet chains (`ethereum_localnet`, `arbitrum_localnet`) expect their nodes. */

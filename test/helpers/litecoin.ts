@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import type { Utxo } from '../../src/chains/bitcoin/wallet-tx.ts';
-import { findLitecoind, startLitecoind, type LitecoinNode } from '../../src/chains/bitcoin/litecoind.ts';
+import { findLitecoind, startLitecoind, type LitecoinNode } from '../../src/localnet/bitcoin/litecoind.ts';
 
 /** A fresh regtest node for a test file, or undefined (the test is skipped) when none can run here. */
 export async function litecoinNodeOrSkip(t: TestContext, extraArgs: readonly string[] = []): Promise<LitecoinNode | undefined> {

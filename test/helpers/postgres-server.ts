@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/devnet/free-port.ts';
+import { freePort } from '../../src/localnet/free-port.ts';
 
 export interface PostgresServer {
   /** The `postgres` database of the server. */

@@ -19,8 +19,8 @@ import {
   type KeyPairSigner,
   type Signature,
 } from '@solana/kit';
-import { startSolanaLocalnet, type SolanaLocalnet, type SolanaLocalnetOptions } from '../../src/chains/solana/localnet/index.ts';
-import { LOCALNET_PROGRAM_IDS } from '../../src/chains/solana/programs/deploy.ts';
+import { startSolanaLocalnet, type SolanaLocalnet, type SolanaLocalnetOptions } from '../../src/localnet/solana/chain/index.ts';
+import { LOCALNET_PROGRAM_IDS } from '../../src/localnet/solana/programs/deploy.ts';
 import { solanaProgramsForSuite } from './solana.ts';
 
 /** A kit RPC client for the localnet; devnet() only types it with the test clusters' methods (requestAirdrop). */

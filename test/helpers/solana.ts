@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import type { SolanaJobPayload } from '../../src/chains/solana/jobs.ts';
-import { buildProgram, type SolanaProgramName } from '../../src/chains/solana/programs/build.ts';
+import { buildProgram, type SolanaProgramName } from '../../src/localnet/solana/programs/build.ts';
 import { loadRegistry } from '../../src/chains/registry.ts';
 import { LOCALNET_REGISTRY_PATH } from './fixtures.ts';
 

@@ -6,9 +6,9 @@ import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, sha
 import { privateKeyToAccount, type HDAccount } from 'viem/accounts';
 import { buildApi } from '../../src/api/app.ts';
 import type { Registry } from '../../src/chains/registry.ts';
-import { startAnvil, type AnvilNode } from '../../src/chains/evm/anvil.ts';
-import { deployLocalnet, type EvmDeployment } from '../../src/chains/evm/devnet.ts';
-import { devAccount, privateKeyOf } from '../../src/devnet/accounts.ts';
+import { startAnvil, type AnvilNode } from '../../src/localnet/evm/anvil.ts';
+import { deployLocalnet, type EvmDeployment } from '../../src/localnet/evm/devnet.ts';
+import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { SecretBox } from '../../src/orders/secret-box.ts';
 import { StaticPriceSource } from '../../src/pricing/price-source.ts';
 import { buildStrategies } from '../../src/pricing/strategies.ts';

@@ -7,7 +7,6 @@ import { hexHashKey } from '../family.ts';
 import { bitcoinAddressMatchKey, isXOnlyPublicKey, xOnlyPublicKeyOf } from './address.ts';
 import { INITIATE_REFUSAL } from './client-actions.ts';
 import { bitcoinHtlc } from './index.ts';
-import { bitcoinDevnet } from './devnet.ts';
 import { connectBitcoinChain } from './runtime.ts';
 
 /**
@@ -39,7 +38,6 @@ export const bitcoinAdapter: ChainAdapter = {
   instantRefundHashes: true,
   refusal: (action) => (action === 'initiate' ? INITIATE_REFUSAL : undefined),
   partyOfKey: (_chain, privateKey) => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2))),
-  devnet: bitcoinDevnet,
   swapWallet: bitcoinSwapWallet,
   connect: connectBitcoinChain,
 };

@@ -5,7 +5,6 @@ import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
 import { anyCase, hexHashKey } from '../family.ts';
 import { evmChainId, evmHtlc, normalizeEvmAddress } from './index.ts';
-import { evmDevnet } from './devnet.ts';
 import { connectEvmChain } from './runtime.ts';
 
 /** EVM chains: the HTLC and NativeHTLC contracts, a log watcher, and per-account transaction senders. */
@@ -30,7 +29,6 @@ export const evmAdapter: ChainAdapter = {
   instantRefundHashes: true,
   feeClaims: evmFeeClaims,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
-  devnet: evmDevnet,
   swapWallet: evmSwapWallet,
   connect: connectEvmChain,
 };

@@ -4,7 +4,6 @@ import { exactly } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import { normalizeSolanaAddress, normalizeSolanaSignature } from './address.ts';
 import { solanaHtlc } from './index.ts';
-import { solanaDevnet } from './devnet.ts';
 import { solanaAddressOfKey } from './keys.ts';
 import { RecentBlockhash } from './rpc.ts';
 import { connectSolanaChain } from './runtime.ts';
@@ -26,7 +25,6 @@ export const solanaAdapter: ChainAdapter = {
     return async () => ({ recentBlockhash: await blockhash.get() });
   },
   partyOfKey: (_chain, privateKey) => solanaAddressOfKey(privateKey),
-  devnet: solanaDevnet,
   swapWallet: solanaSwapWallet,
   connect: connectSolanaChain,
 };

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { BitcoinRpc } from '../../../src/chains/bitcoin/rpc.ts';
-import { freePort } from '../../../src/devnet/free-port.ts';
-import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
+import { freePort } from '../../../src/localnet/free-port.ts';
+import type { LitecoinNode } from '../../../src/localnet/bitcoin/litecoind.ts';
 import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
 import { BitcoinFeeBumper } from '../../../src/chains/bitcoin/fee-bump.ts';
 import { schnorr } from '@noble/curves/secp256k1.js';

@@ -9,7 +9,7 @@ import { hex } from '@scure/base';
 import { xOnlyPublicKeyOf } from '../../../src/chains/bitcoin/address.ts';
 import { htlcAddress } from '../../../src/chains/bitcoin/htlc.ts';
 import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
-import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
+import type { LitecoinNode } from '../../../src/localnet/bitcoin/litecoind.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
 import type { TxEngine } from '../../../src/engine/engine.ts';

@@ -15,7 +15,7 @@ import { htlcAddress } from '../../../src/chains/bitcoin/htlc.ts';
 import { bitcoinNetwork } from '../../../src/chains/bitcoin/network.ts';
 import type { TxVersion } from '../../../src/chains/bitcoin/rbf.ts';
 import { BitcoinWatcher } from '../../../src/chains/bitcoin/watcher.ts';
-import { findLitecoind, startLitecoind, type LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
+import { findLitecoind, startLitecoind, type LitecoinNode } from '../../../src/localnet/bitcoin/litecoind.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { bitcoinEngine } from '../../../src/chains/bitcoin/driver.ts';
 import type { TxEngine } from '../../../src/engine/engine.ts';

@@ -17,7 +17,7 @@ import {
   walletPayment,
   type Utxo,
 } from '../../../src/chains/bitcoin/wallet-tx.ts';
-import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
+import type { LitecoinNode } from '../../../src/localnet/bitcoin/litecoind.ts';
 import { satoshis } from '../../../src/chains/bitcoin/chain-data.ts';
 import { fundAddress, litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
 

@@ -17,7 +17,7 @@ import { BitcoinRpcError } from '../../../src/chains/bitcoin/rpc.ts';
 import { BitcoinWatcher, type BitcoinPollResult, type BitcoinRpcClient } from '../../../src/chains/bitcoin/watcher.ts';
 import { chainAdapter } from '../../../src/chains/adapters.ts';
 import type { Chain } from '../../../src/chains/registry.ts';
-import type { LitecoinNode } from '../../../src/chains/bitcoin/litecoind.ts';
+import type { LitecoinNode } from '../../../src/localnet/bitcoin/litecoind.ts';
 import { runWorker } from '../../../src/lease-loop.ts';
 import type { ParentLog } from '../../../src/log.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';

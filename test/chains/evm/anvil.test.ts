@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startAnvil } from '../../../src/chains/evm/anvil.ts';
+import { startAnvil } from '../../../src/localnet/evm/anvil.ts';
 
 test('anvil with a state file and an interval: killed outright (kill -9), it comes back with the chain it had saved, not an empty or much older one', async () => {
   const stateFile = join(mkdtempSync(join(tmpdir(), 'hashlock-anvil-')), 'anvil.json');

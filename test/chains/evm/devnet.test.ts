@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { getAddress, getContractAddress } from 'viem';
-import { deployPlan, evmDevnet } from '../../../src/chains/evm/devnet.ts';
-import { devAccount, privateKeyOf } from '../../../src/devnet/accounts.ts';
+import { deployPlan, evmDevnet } from '../../../src/localnet/evm/devnet.ts';
+import { devAccount, privateKeyOf } from '../../../src/localnet/accounts.ts';
 import { localnetRegistry } from '../../helpers/fixtures.ts';
 
 const deployer = devAccount('deployer').address;

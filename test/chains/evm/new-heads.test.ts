@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { subscribeNewHeads } from '../../../src/chains/evm/new-heads.ts';
-import { startAnvil } from '../../../src/chains/evm/anvil.ts';
+import { startAnvil } from '../../../src/localnet/evm/anvil.ts';
 
 test('new heads arrive over the WebSocket subscription as blocks are mined, and stop after unsubscribing', async () => {
   const node = await startAnvil({ chainId: 31337 });

@@ -7,7 +7,7 @@ import { erc20Abi, keccak256, parseTransaction, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmChainId } from '../../../src/chains/evm/index.ts';
 import { initiateTypedData } from '../../../src/chains/solidity-htlc/typed-data.ts';
-import { devAccount, privateKeyOf } from '../../../src/devnet/accounts.ts';
+import { devAccount, privateKeyOf } from '../../../src/localnet/accounts.ts';
 import { evmEngine, type EvmEngine } from '../../../src/chains/evm/driver.ts';
 import { jobCall, type JobPayload } from '../../../src/chains/evm/jobs.ts';
 import { readSignedTxs, saveSignedTx } from '../../../src/store/signed-txs.ts';

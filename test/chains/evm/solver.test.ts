@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { erc20Abi, getAddress, maxUint256 } from 'viem';
 import { htlcInitiateAbi } from '../../../src/chains/solidity-htlc/htlc-abi.ts';
-import { devAccount } from '../../../src/devnet/accounts.ts';
+import { devAccount } from '../../../src/localnet/accounts.ts';
 import { mayCoSignInstantRefund } from '../../../src/store/instant-refund-gate.ts';
 import { claimFunding, claimFundings } from '../../../src/store/solver-queries.ts';
 import { destinationFundingAt } from '../../helpers/order-flags.ts';

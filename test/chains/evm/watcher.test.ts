@@ -28,9 +28,9 @@ import { EvmWatcher, type PollResult } from '../../../src/chains/evm/watcher.ts'
 import type { ChainContext } from '../../../src/chains/adapter.ts';
 import { chainAdapter } from '../../../src/chains/adapters.ts';
 import type { Chain } from '../../../src/chains/registry.ts';
-import { startAnvil, type AnvilNode } from '../../../src/chains/evm/anvil.ts';
-import { deployLocalnet, type EvmDeployment } from '../../../src/chains/evm/devnet.ts';
-import { devAccount } from '../../../src/devnet/accounts.ts';
+import { startAnvil, type AnvilNode } from '../../../src/localnet/evm/anvil.ts';
+import { deployLocalnet, type EvmDeployment } from '../../../src/localnet/evm/devnet.ts';
+import { devAccount } from '../../../src/localnet/accounts.ts';
 import { runWorker } from '../../../src/lease-loop.ts';
 import type { ParentLog } from '../../../src/log.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSigner, lamports } from '@solana/kit';
-import { portIsFree } from '../../../../src/devnet/free-port.ts';
-import { parseJsonWithBigInts, stringifyJsonWithBigInts } from '../../../../src/chains/solana/localnet/json.ts';
+import { portIsFree } from '../../../../src/localnet/free-port.ts';
+import { parseJsonWithBigInts, stringifyJsonWithBigInts } from '../../../../src/localnet/solana/chain/json.ts';
 import { rawRpc, startTestLocalnet, type LocalnetHarness } from '../../../helpers/solana-localnet.ts';
 
 describe('Solana localnet: the JSON-RPC protocol', () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { SignatureIndex, type TransactionRecord } from '../../../../src/chains/solana/localnet/signature-index.ts';
+import { SignatureIndex, type TransactionRecord } from '../../../../src/localnet/solana/chain/signature-index.ts';
 
 function record(n: number, slot: number, accountKeys: string[]): TransactionRecord {
   return {

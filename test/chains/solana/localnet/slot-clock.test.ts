@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LiteSVM } from 'litesvm';
 import { address, generateKeyPairSigner, lamports } from '@solana/kit';
-import { ChainDirectory } from '../../../../src/chains/solana/localnet/persistence.ts';
-import { MAX_PROCESSING_AGE, SlotClock } from '../../../../src/chains/solana/localnet/slot-clock.ts';
-import { epochPosition } from '../../../../src/chains/solana/localnet/epoch-schedule.ts';
+import { ChainDirectory } from '../../../../src/localnet/solana/chain/persistence.ts';
+import { MAX_PROCESSING_AGE, SlotClock } from '../../../../src/localnet/solana/chain/slot-clock.ts';
+import { epochPosition } from '../../../../src/localnet/solana/chain/epoch-schedule.ts';
 
 function averageTickMicros(clock: SlotClock, ticks: number): number {
   const started = process.hrtime.bigint();

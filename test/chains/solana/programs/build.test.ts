@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { buildProgram, clangUnavailable } from '../../../../src/chains/solana/programs/build.ts';
+import { buildProgram, clangUnavailable } from '../../../../src/localnet/solana/programs/build.ts';
 
 test('without clang-19 the build reports why instead of throwing', async () => {
   const cacheDir = await mkdtemp(join(tmpdir(), 'hashlock-solana-build-'));

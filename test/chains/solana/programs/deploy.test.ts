@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { generateKeyPairSigner, getAddressEncoder, lamports } from '@solana/kit';
 import { LiteSVM } from 'litesvm';
-import { ElfFile } from '../../../../src/chains/solana/programs/elf.ts';
-import { BPF_LOADER_UPGRADEABLE_ADDRESS, deployProgram, programDataAddress, type DeployTransport } from '../../../../src/chains/solana/programs/deploy.ts';
+import { ElfFile } from '../../../../src/localnet/solana/programs/elf.ts';
+import { BPF_LOADER_UPGRADEABLE_ADDRESS, deployProgram, programDataAddress, type DeployTransport } from '../../../../src/localnet/solana/programs/deploy.ts';
 import { solanaProgramsForSuite } from '../../../helpers/solana.ts';
 
 const built = await solanaProgramsForSuite();

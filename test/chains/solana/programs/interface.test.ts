@@ -37,8 +37,8 @@ import {
   SPL_SWAP_ERRORS,
   SWAP_ACCOUNT_DISCRIMINATOR,
 } from '../../../../src/chains/solana/program.ts';
-import { CONTRACTS_DIR } from '../../../../src/chains/solana/programs/build.ts';
-import { LOCALNET_PROGRAM_IDS, LOCALNET_PROGRAM_KEY_SEEDS, localnetProgramKeypair } from '../../../../src/chains/solana/programs/deploy.ts';
+import { CONTRACTS_DIR } from '../../../../src/localnet/solana/programs/build.ts';
+import { LOCALNET_PROGRAM_IDS, LOCALNET_PROGRAM_KEY_SEEDS, localnetProgramKeypair } from '../../../../src/localnet/solana/programs/deploy.ts';
 import { decodeNativeSwapAccount, decodeSplSwapAccount, NATIVE_SWAP_ACCOUNT_BYTES, SPL_SWAP_ACCOUNT_BYTES } from '../../../../src/chains/solana/swap-account.ts';
 import { filledAddress } from '../fixtures.ts';
 

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import { compileObject, CONTRACTS_DIR } from '../../../../src/chains/solana/programs/build.ts';
-import { ElfFile, EM_BPF, ET_DYN, PT_DYNAMIC, PT_LOAD, SHF_ALLOC, SHT_REL, SHT_SYMTAB } from '../../../../src/chains/solana/programs/elf.ts';
-import { KNOWN_SYSCALLS, linkSbpfV0, MM_PROGRAM_START, R_BPF_64_32, R_BPF_64_ABS64, TEXT_OFFSET } from '../../../../src/chains/solana/programs/link.ts';
+import { compileObject, CONTRACTS_DIR } from '../../../../src/localnet/solana/programs/build.ts';
+import { ElfFile, EM_BPF, ET_DYN, PT_DYNAMIC, PT_LOAD, SHF_ALLOC, SHT_REL, SHT_SYMTAB } from '../../../../src/localnet/solana/programs/elf.ts';
+import { KNOWN_SYSCALLS, linkSbpfV0, MM_PROGRAM_START, R_BPF_64_32, R_BPF_64_ABS64, TEXT_OFFSET } from '../../../../src/localnet/solana/programs/link.ts';
 import { solanaProgramsForSuite } from '../../../helpers/solana.ts';
 import { World } from './svm.ts';
 

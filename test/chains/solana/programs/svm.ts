@@ -31,8 +31,8 @@ import {
   getTokenDecoder,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { deployProgram, localnetProgramKeypair, type DeployedProgram } from '../../../../src/chains/solana/programs/deploy.ts';
-import type { SolanaProgramName } from '../../../../src/chains/solana/programs/build.ts';
+import { deployProgram, localnetProgramKeypair, type DeployedProgram } from '../../../../src/localnet/solana/programs/deploy.ts';
+import type { SolanaProgramName } from '../../../../src/localnet/solana/programs/build.ts';
 import type { BuiltPrograms } from '../../../helpers/solana.ts';
 
 export interface Outcome {

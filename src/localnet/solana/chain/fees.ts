@@ -1,4 +1,4 @@
-import { LAMPORTS_PER_SIGNATURE } from '../transactions.ts';
+import { LAMPORTS_PER_SIGNATURE } from '../../../chains/solana/transactions.ts';
 import type { ParsedMessage } from './wire-transaction.ts';
 
 // LiteSVM charges the cluster's base fee per signature (LAMPORTS_PER_SIGNATURE) too.

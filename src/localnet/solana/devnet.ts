@@ -23,12 +23,12 @@ import {
   getMintToInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { portIsFree } from '../../devnet/free-port.ts';
-import type { FamilyDevnet } from '../adapter.ts';
-import type { Chain } from '../registry.ts';
-import { solanaSignerOfKey } from './keys.ts';
-import { solanaRpc } from './rpc.ts';
-import { startSolanaLocalnet, type SolanaLocalnet } from './localnet/index.ts';
+import { portIsFree } from '../free-port.ts';
+import type { FamilyDevnet } from '../local-chain.ts';
+import type { Chain } from '../../chains/registry.ts';
+import { solanaSignerOfKey } from '../../chains/solana/keys.ts';
+import { solanaRpc } from '../../chains/solana/rpc.ts';
+import { startSolanaLocalnet, type SolanaLocalnet } from './chain/index.ts';
 import { buildProgram, SOLANA_PROGRAMS, type SolanaProgramName } from './programs/build.ts';
 import { deployProgram, keypairOfSeed, LOCALNET_PROGRAM_IDS, localnetProgramKeypair, programDataAddress, type DeployTransport } from './programs/deploy.ts';
 

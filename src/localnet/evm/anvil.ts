@@ -2,8 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { freePort } from '../../devnet/free-port.ts';
-import { spawnNode } from '../../devnet/node-process.ts';
+import { freePort } from '../free-port.ts';
+import { spawnNode } from '../node-process.ts';
 
 /** A running anvil node (a real local EVM chain) that this process started. */
 export interface AnvilNode {

@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { createPublicClient, createWalletClient, getAddress, getContractAddress, http, parseUnits, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { contractArtifact } from './contracts.ts';
-import type { Chain } from '../registry.ts';
-import type { FamilyDevnet } from '../adapter.ts';
+import { contractArtifact } from '../../chains/evm/contracts.ts';
+import type { Chain } from '../../chains/registry.ts';
+import type { FamilyDevnet } from '../local-chain.ts';
 import { startAnvil } from './anvil.ts';
-import { evmChainId } from './index.ts';
-import { devAccount } from '../../devnet/accounts.ts';
-import { portIsFree } from '../../devnet/free-port.ts';
-import { leftoverNotes, stopLeftovers } from '../../devnet/node-process.ts';
+import { evmChainId } from '../../chains/evm/index.ts';
+import { devAccount } from '../accounts.ts';
+import { portIsFree } from '../free-port.ts';
+import { leftoverNotes, stopLeftovers } from '../node-process.ts';
 
 export interface EvmDeployment {
   chain: string;

@@ -1,12 +1,12 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { walletAddress } from './wallet-tx.ts';
-import type { Chain } from '../registry.ts';
-import type { FamilyDevnet } from '../adapter.ts';
+import { walletAddress } from '../../chains/bitcoin/wallet-tx.ts';
+import type { Chain } from '../../chains/registry.ts';
+import type { FamilyDevnet } from '../local-chain.ts';
 import { hexToBytes } from '@noble/curves/utils.js';
-import { xOnlyPublicKeyOf } from './address.ts';
+import { xOnlyPublicKeyOf } from '../../chains/bitcoin/address.ts';
 import { findLitecoind, startLitecoind, type LitecoinNode } from './litecoind.ts';
-import { leftoverNotes, stopLeftovers } from '../../devnet/node-process.ts';
+import { leftoverNotes, stopLeftovers } from '../node-process.ts';
 
 export interface LitecoinDevnet {
   node: LitecoinNode;

@@ -1,10 +1,10 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { spawnNode } from '../../devnet/node-process.ts';
+import { spawnNode } from '../node-process.ts';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BitcoinRpc, BitcoinRpcError } from './rpc.ts';
-import { freePort } from '../../devnet/free-port.ts';
+import { BitcoinRpc, BitcoinRpcError } from '../../chains/bitcoin/rpc.ts';
+import { freePort } from '../free-port.ts';
 
 /** A Litecoin Core regtest node (a real local Bitcoin-family chain) that this process started. */
 export interface LitecoinNode {

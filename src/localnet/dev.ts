@@ -1,11 +1,11 @@
 import type { ServiceConfig } from '../config/service-config.ts';
-import { chainAdapter } from '../chains/adapters.ts';
-import type { DevChain } from '../chains/adapter.ts';
+import type { DevChain } from './local-chain.ts';
 import { loadRegistry } from '../chains/registry.ts';
 import { startService, type Service } from '../service.ts';
 import { createApp, findAppByKey } from '../store/apps.ts';
 import { devAccount, privateKeyOf } from './accounts.ts';
 import { devnetPath, readDevnetFile, updateDevnetFile } from './devnet-file.ts';
+import { localChainOf } from './families.ts';
 
 export interface DevOptions {
   /** Milliseconds between blocks by chain key (the registry's block time by default); 0 mines only when asked (EVM: each transaction at once). */
@@ -16,7 +16,7 @@ export interface DevOptions {
 
 export interface Dev {
   service: Service;
-  /** Every local chain that runs, as its family's devnet part started it. */
+  /** Every local chain that runs, as its family's local chain (src/localnet/families.ts) started it. */
   chains: DevChain[];
   apiUrl: string;
   appKey: string;
@@ -25,7 +25,7 @@ export interface Dev {
 
 /**
  * `hashlock dev` (`npm start`): a local node for every chain of the registry whose family has a
- * devnet part (their state kept in the data dir, so a restart resumes), with contracts, test tokens
+ * local chain in src/localnet/ (their state kept in the data dir, so a restart resumes), with contracts, test tokens
  * and funded accounts, and the whole service on the embedded database. A development app is created
  * on first start; its key stays in devnet.json.
  */
@@ -44,7 +44,7 @@ export async function startDev(config: ServiceConfig, options: DevOptions = {}):
     };
     const user = devAccount('user');
     for (const chain of registry.chains) {
-      const devnet = chainAdapter(chain)?.devnet;
+      const devnet = localChainOf(chain.family);
       if (!devnet) continue;
       const started = await devnet.start(chain, {
         dataDir: config.dataDir,

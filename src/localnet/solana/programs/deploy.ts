@@ -27,7 +27,7 @@ import {
   type Transaction,
 } from '@solana/kit';
 import { getCreateAccountInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
-import { concatBytes } from '../pda.ts';
+import { concatBytes } from '../../../chains/solana/pda.ts';
 import type { SolanaProgramName } from './build.ts';
 
 export const BPF_LOADER_UPGRADEABLE_ADDRESS = address('BPFLoaderUpgradeab1e11111111111111111111111');
