@@ -45,7 +45,7 @@ export interface ChainAdapter {
   /** Whether the service, not the client, pays to put the action on chain (the app then needs its gasless flag). */
   servicePays(action: RelayerAction): boolean;
   /** A client's instant refund is signed over hashes (or one digest) the service serves (GET /v2/orders/{id}/instant-refund-hash). */
-  readonly instantRefundHashes?: boolean;
+  readonly servesInstantRefundHash?: boolean;
   /** Why the family never takes `action` from a client, when it never does (a Bitcoin source is initiated by a payment). */
   refusal?(action: RelayerAction): string | undefined;
   /** The chain state that building transactions needs (Solana: a recent blockhash), read through the chain's RPC. */

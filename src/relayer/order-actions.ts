@@ -63,7 +63,7 @@ export class OrderActions {
     const order = await findOrder(this.db, orderId);
     if (!order) throw notFound(`order ${orderId} not found`);
     const chain = this.registry.chain(order.source.chain);
-    const actions = chain && chainAdapter(chain)?.instantRefundHashes ? this.actionsOn(order.source.chain, 'instant-refund') : undefined;
+    const actions = chain && chainAdapter(chain)?.servesInstantRefundHash ? this.actionsOn(order.source.chain, 'instant-refund') : undefined;
     if (actions?.instantRefundHashes) return actions.instantRefundHashes(order);
     if (actions?.instantRefundDigest) return actions.instantRefundDigest(order);
     throw invalid(

@@ -35,7 +35,7 @@ export const bitcoinAdapter: ChainAdapter = {
   quoteInitiate: (_chain, data) => ({ type: 'bitcoin', to: data.to, amount: data.amount }),
   // A redeem or refund pays its fee out of the HTLC; an instant refund's fee input is the solver's.
   servicePays: (action) => action === 'instant-refund',
-  instantRefundHashes: true,
+  servesInstantRefundHash: true,
   refusal: (action) => (action === 'initiate' ? INITIATE_REFUSAL : undefined),
   partyOfKey: (_chain, privateKey) => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2))),
   swapWallet: bitcoinSwapWallet,

@@ -48,8 +48,8 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
   readonly sequenced = false;
   readonly resendRefusalIsFinal = true;
 
-  constructor(private readonly o: BitcoinDriverOptions) {
-    this.chain = o.chain;
+  constructor(private readonly options: BitcoinDriverOptions) {
+    this.chain = options.chain;
   }
 
   parse = parseBitcoinPayload;
@@ -59,12 +59,12 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
 
   /** A stuck transaction's bump, by the family's measure (blocks in the mempool, the fee estimate). */
   async bump(item: HeldItem<BitcoinPayload>): Promise<Bump | undefined> {
-    return this.o.bumper?.bump(item);
+    return this.options.bumper?.bump(item);
   }
 
   /** A funding past its deadline, still in a mempool: its inputs back to the wallet by a replacement (safety rule 2). */
   async cancel(item: HeldItem<BitcoinPayload>): Promise<NewTx | undefined> {
-    return this.o.cancelFunding?.(item.payload, item.signed);
+    return this.options.cancelFunding?.(item.payload, item.signed);
   }
 
   async *sign(items: ReadonlyArray<JobItem<BitcoinPayload>>): AsyncIterable<Array<JobItem<BitcoinPayload> & SignResult>> {
@@ -74,7 +74,7 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
 
   async broadcast(tx: { raw: string }): Promise<SendResult> {
     try {
-      return { outcome: await broadcastBitcoinTx(this.o.rpc, tx.raw) };
+      return { outcome: await broadcastBitcoinTx(this.options.rpc, tx.raw) };
     } catch (err) {
       if (!refusedByNode(err)) throw err;
       return { outcome: 'refused', reason: safeErrorText(err) };
@@ -87,19 +87,19 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
    * which fails the job and frees its inputs for the wallet.
    */
   async states(items: ReadonlyArray<HeldItem<BitcoinPayload>>): Promise<TxState[]> {
-    this.o.bumper?.startPass();
+    this.options.bumper?.startPass();
     return Promise.all(
       items.map(async ({ job, payload, signed }): Promise<TxState> => {
         if (payload.inputs.length === 0) return { state: 'pending' };
         // The job's transactions: the first, its replacements, and any the engine signed in its place.
         const ours = new Set([payload.txid, ...(payload.replacements ?? []).map((r) => r.txid), ...signed.hashes]);
-        const rows = await spendsOf(this.o.db, this.chain, payload.inputs);
+        const rows = await spendsOf(this.options.db, this.chain, payload.inputs);
         if (rows.some((r) => r.spentBlockNumber !== null && !ours.has(r.spentTxid ?? ''))) {
           return { state: 'reverted', hash: payload.txid, reason: 'another transaction spent its inputs' };
         }
         const mined = rows.find((r) => r.spentBlockNumber !== null && r.spentTxid !== null);
         if (mined) return { state: 'landed', hash: mined.spentTxid! };
-        if (pastBroadcastDeadline(job) && rows.every((r) => r.spentTxid === null) && !(await this.o.rpc.mempoolEntry(signed.hash))) {
+        if (pastBroadcastDeadline(job) && rows.every((r) => r.spentTxid === null) && !(await this.options.rpc.mempoolEntry(signed.hash))) {
           return { state: 'dropped', reason: 'it never reached a mempool' };
         }
         return { state: 'pending' };

@@ -26,7 +26,7 @@ export const evmAdapter: ChainAdapter = {
   // The relayer pays the gas of every action it sends.
   servicePays: () => true,
   // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
-  instantRefundHashes: true,
+  servesInstantRefundHash: true,
   feeClaims: evmFeeClaims,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
   swapWallet: evmSwapWallet,

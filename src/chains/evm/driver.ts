@@ -58,12 +58,12 @@ export class EvmDriver implements TxDriver<JobPayload> {
   private readonly account: PrivateKeyAccount;
   private readonly client: PublicClient;
 
-  constructor(private readonly o: EvmDriverOptions) {
-    this.chain = o.chain;
-    this.signer = o.signer ?? 'relayer';
-    this.account = privateKeyToAccount(o.privateKey);
+  constructor(private readonly options: EvmDriverOptions) {
+    this.chain = options.chain;
+    this.signer = options.signer ?? 'relayer';
+    this.account = privateKeyToAccount(options.privateKey);
     this.address = this.account.address;
-    this.client = createPublicClient({ transport: http(o.rpcUrl, { batch: true }), cacheTime: 0 });
+    this.client = createPublicClient({ transport: http(options.rpcUrl, { batch: true }), cacheTime: 0 });
   }
 
   parse = parsePayload;
@@ -142,7 +142,7 @@ export class EvmDriver implements TxDriver<JobPayload> {
   async bump(item: HeldItem<JobPayload>): Promise<Bump> {
     const old = parseTransaction(item.signed.raw as Hex);
     const fees = await this.raisedFees(old);
-    if (this.o.maxFeePerGas !== undefined && fees.maxFeePerGas > this.o.maxFeePerGas) return { none: `the fee cap (${this.o.maxFeePerGas} wei per gas)` };
+    if (this.options.maxFeePerGas !== undefined && fees.maxFeePerGas > this.options.maxFeePerGas) return { none: `the fee cap (${this.options.maxFeePerGas} wei per gas)` };
     return { replacement: await this.signCall(jobCall(item.payload), { nonce: item.signed.nonce!, gas: old.gas ?? 500_000n, ...fees }) };
   }
 
@@ -176,14 +176,14 @@ export class EvmDriver implements TxDriver<JobPayload> {
 
   private async nextNonce(): Promise<bigint> {
     const pending = BigInt(await this.client.getTransactionCount({ address: this.address, blockTag: 'pending' }));
-    const held = (await nextUnusedNonce(this.o.db, this.chain, this.signer)) ?? 0n;
+    const held = (await nextUnusedNonce(this.options.db, this.chain, this.signer)) ?? 0n;
     return pending > held ? pending : held;
   }
 
   private async signCall(call: EvmCall, t: { nonce: bigint; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<NewTx & { nonce: bigint }> {
     const raw = await this.account.signTransaction({
       type: 'eip1559',
-      chainId: this.o.chainId,
+      chainId: this.options.chainId,
       to: call.to,
       data: call.data,
       value: call.value ?? 0n,
@@ -197,7 +197,7 @@ export class EvmDriver implements TxDriver<JobPayload> {
 
   /** Fees no higher than the cap (the priority fee never above the max fee). */
   private capped(fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
-    const cap = this.o.maxFeePerGas;
+    const cap = this.options.maxFeePerGas;
     if (cap === undefined || fees.maxFeePerGas <= cap) return fees;
     return { maxFeePerGas: cap, maxPriorityFeePerGas: fees.maxPriorityFeePerGas < cap ? fees.maxPriorityFeePerGas : cap };
   }

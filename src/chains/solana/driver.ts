@@ -51,10 +51,10 @@ export class SolanaDriver implements TxDriver<SolanaJobPayload> {
   readonly resendRefusalIsFinal = true;
   private readonly rpc;
 
-  constructor(private readonly o: SolanaDriverOptions) {
-    this.chain = o.chain;
-    this.signer = o.signer;
-    this.rpc = solanaRpc(o.rpcUrl);
+  constructor(private readonly options: SolanaDriverOptions) {
+    this.chain = options.chain;
+    this.signer = options.signer;
+    this.rpc = solanaRpc(options.rpcUrl);
   }
 
   parse = parseSolanaPayload;
@@ -64,7 +64,7 @@ export class SolanaDriver implements TxDriver<SolanaJobPayload> {
 
   async *sign(items: ReadonlyArray<JobItem<SolanaJobPayload>>): AsyncIterable<Array<JobItem<SolanaJobPayload> & SignResult>> {
     const lifetime = (await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value;
-    const payer = await this.o.payer;
+    const payer = await this.options.payer;
     yield await Promise.all(
       items.map(async (item) => {
         try {
@@ -83,7 +83,7 @@ export class SolanaDriver implements TxDriver<SolanaJobPayload> {
       const transaction = await partiallySignTransaction([payer.keyPair], getTransactionDecoder().decode(Buffer.from(payload.tx, 'base64')));
       return { raw: getBase64EncodedWireTransaction(transaction), hash: getSignatureFromTransaction(transaction), validUntilHeight: BigInt(payload.lastValidBlockHeight) };
     }
-    const instructions = await this.o.instructions(payload, payer);
+    const instructions = await this.options.instructions(payload, payer);
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(payer, m),
