@@ -6,12 +6,14 @@ import { after, before, test } from 'node:test';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 
 let server: Server;
+let requests = 0;
 let proxy: TcpProxy;
 let url: string;
 
 before(async () => {
   // Answers the request body back; `/close` answers in three chunks and closes the connection.
   server = createServer((req, res) => {
+    requests++;
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
@@ -66,4 +68,21 @@ test('cut() ends open connections and refuses new ones until restore()', async (
   proxy.restore();
   proxy.fast();
   assert.equal((await timed('/', 'back')).text, 'back');
+});
+
+test("slow(ms, 'requests') holds what the client sends: cut meanwhile, the server never sees it", async () => {
+  proxy.slow(400, 'requests');
+  const before = requests;
+  const answer = await timed('/', 'late');
+  assert.equal(answer.text, 'late');
+  assert.ok(answer.ms >= 400, `asked ${answer.ms} ms late`);
+  assert.equal(requests, before + 1);
+  const pending = timed('/', 'never');
+  await new Promise((r) => setTimeout(r, 100));
+  proxy.cut();
+  await assert.rejects(pending);
+  await new Promise((r) => setTimeout(r, 600));
+  assert.equal(requests, before + 1, 'the request held when the connection was cut never reached the server');
+  proxy.restore();
+  proxy.fast();
 });

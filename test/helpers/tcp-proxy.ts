@@ -1,6 +1,6 @@
 // A loopback TCP proxy that a test controls, in front of a real server (PostgreSQL, a chain node):
 // it can cut every connection and refuse new ones for a while, then let them through again, and it
-// can make the server slow, every chunk it sends held back a while.
+// can make the server slow, every chunk it sends (or every chunk sent to it) held back a while.
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -13,9 +13,11 @@ export interface TcpProxy {
   restore(): void;
   /**
    * Every chunk the server sends from now on reaches the client `ms` late, in order (so each call is
-   * answered `ms` late); what the client sends goes through at once. Open connections slow down too.
+   * answered `ms` late); what the client sends goes through at once. With `requests`, it is the other
+   * way: what the client sends reaches the server `ms` late (and a `cut` meanwhile drops it, so the
+   * server never sees it). Open connections slow down too.
    */
-  slow(ms: number): void;
+  slow(ms: number, way?: 'answers' | 'requests'): void;
   /** Ends `slow`: chunks go through at once again (those already held still keep their order). */
   fast(): void;
   /** Connections accepted so far. */
@@ -58,7 +60,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const open = new Set<Socket>();
   const lanes = new Set<ReturnType<typeof lane>>();
   let down = false;
-  let delay = 0;
+  const delay = { answers: 0, requests: 0 };
   let accepted = 0;
   // Half-open connections are allowed on both sides: each side's end is passed on by its lane, after
   // the chunks it still holds.
@@ -66,7 +68,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (down) return void client.destroy();
     accepted++;
     const upstream = connect({ port: target.port, host: target.host, allowHalfOpen: true });
-    const ways = [lane(client, upstream, () => 0), lane(upstream, client, () => delay)];
+    const ways = [lane(client, upstream, () => delay.requests), lane(upstream, client, () => delay.answers)];
     for (const way of ways) lanes.add(way);
     for (const socket of [client, upstream]) {
       open.add(socket);
@@ -108,11 +110,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     restore: () => {
       down = false;
     },
-    slow: (ms) => {
-      delay = ms;
+    slow: (ms, way = 'answers') => {
+      delay[way] = ms;
     },
     fast: () => {
-      delay = 0;
+      delay.answers = 0;
+      delay.requests = 0;
     },
     get accepted() {
       return accepted;
