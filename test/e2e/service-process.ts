@@ -73,6 +73,7 @@ export interface Job {
   status: string;
   last_error: string;
   created_at: Date;
+  updated_at: Date;
   /** When its (first) transaction was signed; null while it has none. */
   signed_at: Date | null;
 }
@@ -292,7 +293,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
       const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();
       try {
-        return (await client.query<Job>('select chain, order_id, action, idempotency_key, status, last_error, created_at, signed_at from relayer_jobs order by id')).rows;
+        return (await client.query<Job>('select chain, order_id, action, idempotency_key, status, last_error, created_at, updated_at, signed_at from relayer_jobs order by id')).rows;
       } finally {
         await client.end();
       }
