@@ -49,29 +49,12 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
     if (!net) return;
     const url = new URL(net.chain.rpcUrl);
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
-    engine = solanaEngine({
-      db: store.db,
-      chain: CHAIN,
-      rpcUrl: proxy.through(net.chain.rpcUrl),
-      payer: Promise.resolve(payer),
-      signer: 'solver',
-      instructions: solanaJobInstructions,
-      recheckMs: 0,
-      retryMs: 5,
-      maxRetryMs: 40,
-    });
+    // The solver's engine of the chain, reaching its node at `rpcUrl`.
+    const engineAt = (rpcUrl: string) =>
+      solanaEngine({ db: store.db, chain: CHAIN, rpcUrl, payer: Promise.resolve(payer), signer: 'solver', instructions: solanaJobInstructions, recheckMs: 0, retryMs: 5, maxRetryMs: 40 });
+    engine = engineAt(proxy.through(net.chain.rpcUrl));
     gateway = await startHttpFaultProxy(net.chain.rpcUrl);
-    viaGateway = solanaEngine({
-      db: store.db,
-      chain: CHAIN,
-      rpcUrl: gateway.url,
-      payer: Promise.resolve(payer),
-      signer: 'solver',
-      instructions: solanaJobInstructions,
-      recheckMs: 0,
-      retryMs: 5,
-      maxRetryMs: 40,
-    });
+    viaGateway = engineAt(gateway.url);
   });
   after(async () => {
     await gateway?.close();

@@ -35,22 +35,11 @@ import {
 import { statusInSql } from '../../src/store/status-sql.ts';
 import { sampleOrder, seedBasics, SOLVER } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { mulberry32 } from '../helpers/seeded-random.ts';
 
 const NOW = 1_900_000_000;
 const CHAINS = ['ethereum_localnet', 'arbitrum_localnet'] as const;
 const TXS = ['initiate', 'redeem', 'refund'] as const;
-
-/** mulberry32: a small seeded PRNG, so a failing state can be replayed from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type SwapState = Pick<
   SwapRecord,

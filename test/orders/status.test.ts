@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { STATUS_GROUP_NAMES, STATUS_GROUPS, statusGroup } from '../../src/orders/status-groups.ts';
 import { ORDER_STATUSES, orderStatus, statusRank, type OrderStatus, type StatusClock } from '../../src/orders/status.ts';
 import type { OrderRecord, SwapRecord } from '../../src/store/orders.ts';
+import { mulberry32 } from '../helpers/seeded-random.ts';
 
 const NOW = 1_800_000_000;
 
@@ -132,18 +133,6 @@ describe('orderStatus', () => {
     assert.equal(orderStatus(o, clock({ ethereum_localnet: 699n })), 'awaiting_redeem');
   });
 });
-
-/** mulberry32: a small seeded PRNG, so a failing sequence can be replayed from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Step = (o: OrderRecord, now: { unixSeconds: number; heights: Map<string, bigint> }) => string;
 
