@@ -41,10 +41,16 @@ describe('Solana localnet: the signature index', () => {
 
   it('answers a page in time that does not grow with the rest of the chain', () => {
     const index = new SignatureIndex();
+    // The best of five rounds of 200 pages: what a page costs, without a garbage collection that
+    // happens to fall inside one round (the 199,000 records just added leave plenty to collect).
     const time = (f: () => void) => {
-      const started = process.hrtime.bigint();
-      for (let i = 0; i < 200; i++) f();
-      return Number(process.hrtime.bigint() - started) / 1e6 / 200;
+      let best = Infinity;
+      for (let round = 0; round < 5; round++) {
+        const started = process.hrtime.bigint();
+        for (let i = 0; i < 200; i++) f();
+        best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e6 / 200);
+      }
+      return best;
     };
     for (let n = 0; n < 1000; n++) index.add(record(n, n, n % 100 === 0 ? ['htlc', 'busy'] : ['busy']));
     const small = time(() => index.forAddress('htlc', { limit: 5, maxSlot: 1e9, before: 'sig900' }));
