@@ -3,16 +3,34 @@
  * code; the API maps codes to HTTP statuses in one place (src/api/errors.ts).
  */
 export const ERROR_CODES = [
-  'invalid_request', // 400: malformed or out-of-range input
+  // 400: the request cannot be carried out as sent
+  'invalid_request', // malformed or out-of-range input; the message names the field
+  'invalid_signature', // a signature that does not verify, or not by the party it must be from
+  'secret_mismatch', // a secret whose sha256 is not the order's secret_hash
+  'amount_out_of_range', // an amount outside the pair's minimum and maximum
+  'slippage_exceeded', // a destination amount above what the price and the slippage allow
+  'insufficient_liquidity', // no solver can pay the destination amount now
+  'no_route', // no solver quotes this pair (or not the solver asked for)
+  'route_refused', // the operator's route policy refuses this pair
+  'not_supported', // an action or chain this service does not settle (yet), or that has nothing to relay
   'unauthorized', // 401: missing or unknown API key
   'forbidden', // 403: the app may not do this (e.g. gasless without the gasless flag)
   'not_found', // 404: no such resource
   'request_timeout', // 408: the request did not arrive in time
-  'conflict', // 409: not allowed in the current state, or a duplicate
+  // 409: not allowed in the current state
+  'conflict', // a duplicate, or a state not named below
+  'deadline_passed', // the order's deadline has passed: its source may no longer be initiated
+  'already_initiated', // the HTLC is funded already
+  'not_initiated', // the HTLC is not funded (yet)
+  'already_settled', // the HTLC is redeemed or refunded already
+  'not_expired', // the HTLC's timelock has not run out
+  'instant_refund_closed', // the destination is funded (or being funded): no instant refund
+  'action_failed', // the relayer could not carry the action out (its transaction failed for good)
   'payload_too_large', // 413: the body is over the size limit
   'rate_limited', // 429: too many requests for the app or the client address
   'headers_too_large', // 431: the request headers are over the size limit
-  'unavailable', // 503: a dependency (database, chain node) is down
+  'unavailable', // 503: a dependency of the service (the database) is down
+  'chain_unavailable', // 503: the chain's node is out of reach, or none is configured
   'internal', // 500: a real fault
 ] as const;
 

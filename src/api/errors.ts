@@ -2,21 +2,37 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.ts';
-import { fieldPath } from '../config/schema-check.ts';
+import { describeIssues } from '../validation-issue.ts';
 import { isConnectionLoss } from '../store/database.ts';
 
 /** The one place error codes become HTTP statuses. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
+  invalid_signature: 400,
+  secret_mismatch: 400,
+  amount_out_of_range: 400,
+  slippage_exceeded: 400,
+  insufficient_liquidity: 400,
+  no_route: 400,
+  route_refused: 400,
+  not_supported: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
   request_timeout: 408,
   conflict: 409,
+  deadline_passed: 409,
+  already_initiated: 409,
+  not_initiated: 409,
+  already_settled: 409,
+  not_expired: 409,
+  instant_refund_closed: 409,
+  action_failed: 409,
   payload_too_large: 413,
   rate_limited: 429,
   headers_too_large: 431,
   unavailable: 503,
+  chain_unavailable: 503,
   internal: 500,
 };
 
@@ -27,38 +43,12 @@ const CONTEXT_NAMES: Record<string, string> = {
   headers: 'header',
 };
 
-interface ValidationIssue {
-  keyword: string;
-  instancePath: string;
-  message?: string;
-  params: Record<string, unknown>;
-  parentSchema?: { errorMessage?: string; anyOf?: Array<{ type?: string }> };
-}
-
-/**
- * The issue to report: the first one, unless it is one branch of a union failing at the union's own
- * field ("must be string" for a nonce that may be a number too): then the union's.
- */
-function reportedIssue(issues: ValidationIssue[]): ValidationIssue | undefined {
-  const first = issues[0];
-  const union = issues.find((i) => i.keyword === 'anyOf' && i.instancePath === first?.instancePath);
-  if (!union) return first;
-  const types = (union.parentSchema?.anyOf ?? []).map((branch) => branch.type).filter((t) => t !== undefined);
-  return { ...union, message: types.length > 0 ? `must be ${types.join(' or ')}` : 'is invalid' };
-}
-
 /** Turns a Fastify schema-validation error into an AppError that names the field. */
 export function validationError(error: FastifyError): AppError {
-  const issue = reportedIssue(error.validation ?? []);
   const where = CONTEXT_NAMES[error.validationContext ?? ''] ?? 'field';
-  if (!issue) return new AppError('invalid_request', error.message);
-  const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
-  const field = fieldPath(issue.instancePath, missing);
-  let problem: string;
-  if (missing !== undefined) problem = 'is required';
-  else if (issue.keyword === 'enum') problem = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
-  else problem = issue.parentSchema?.errorMessage ?? issue.message ?? 'is invalid';
-  return new AppError('invalid_request', `invalid ${where} '${field}': ${problem}`);
+  const described = describeIssues(error.validation ?? []);
+  if (!described) return new AppError('invalid_request', error.message);
+  return new AppError('invalid_request', `invalid ${where} '${described.field}': ${described.problem}`);
 }
 
 /** Fastify's own 4xx errors by status; any other is a 400. */

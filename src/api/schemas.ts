@@ -1,7 +1,15 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ORDER_STATUSES } from '../orders/status.ts';
+import { ERROR_CODES } from '../errors.ts';
 
 /** Schemas of the HTTP API, as interface-spec.md shapes it; they drive validation, serialization and /docs. */
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** A body only shown in the OpenAPI document: the route checks it itself, once it knows which shape applies. */
+    documentedBody?: TSchema;
+  }
+}
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const BaseUnits = (description: string) => Type.String({ pattern: '^[0-9]+$', description });
@@ -13,7 +21,10 @@ export const ErrorEnvelope = Type.Object(
   {
     status: Type.Literal('Error'),
     error: Type.String({ description: 'What went wrong, naming the field at fault' }),
-    code: Type.String({ description: 'Stable error code: invalid_request, unauthorized, forbidden, not_found, conflict, rate_limited, unavailable, internal' }),
+    code: Type.Union(
+      ERROR_CODES.map((code) => Type.Literal(code)),
+      { description: 'Stable error code (the table in docs/api.md says when each is answered, and with which HTTP status)' },
+    ),
   },
   { $id: 'ErrorEnvelope', description: 'Failure envelope' },
 );

@@ -1,6 +1,7 @@
 import type { Hex } from 'viem';
 import type { ChainAccessConfig } from '../config/service-config.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
+import type { ActionBodies } from '../relayer/action-bodies.ts';
 import type { RelayerAction } from '../relayer/actions.ts';
 import type { Worker } from '../lease-loop.ts';
 import type { SolverChain } from '../solver/solver.ts';
@@ -46,8 +47,12 @@ export interface ChainAdapter {
   servicePays(action: RelayerAction): boolean;
   /** A client's instant refund is signed over hashes (or one digest) the service serves (GET /v2/orders/{id}/instant-refund-hash). */
   readonly servesInstantRefundHash?: boolean;
-  /** Why the family never takes `action` from a client, when it never does (a Bitcoin source is initiated by a payment). */
-  refusal?(action: RelayerAction): string | undefined;
+  /**
+   * The body each order action takes on this family's chains (PATCH /v2/orders/{id}?action=), or why
+   * the family never takes it from a client (a Bitcoin source is initiated by a payment): checked
+   * before the family sees a body, and shown in the OpenAPI document. Where the family has `connect`.
+   */
+  readonly actionBodies?: ActionBodies;
   /** The chain state that building transactions needs (Solana: a recent blockhash), read through the chain's RPC. */
   signingAccess?(rpcUrl: string): () => Promise<Partial<SigningOptions>>;
   /** Where affiliate fees can be claimed from a contract on this family's chains (`chains.<key>.fee_claim`): its claims; undefined for a contract that is no address there. */
@@ -146,8 +151,12 @@ export interface ChainRuntime {
 
 /** The order actions of one family (PATCH /v2/orders/{id}), after the generic permission check. */
 export interface ClientActions {
-  /** Checks the request against the order and the chain, and writes (or finds) the one job of the order and action. */
-  perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob>;
+  /**
+   * Checks the body against the action's schema (`ChainAdapter.actionBodies`, through
+   * `performWith`), then the request against the order and the chain, and writes (or finds) the one
+   * job of the order and action.
+   */
+  perform(order: OrderRecord, action: RelayerAction, body: unknown): Promise<RelayerJob>;
   /** The hashes a client signs for an instant refund (GET .../instant-refund-hash), where the family has them. */
   instantRefundHashes?(order: OrderRecord): Promise<string[]>;
   /**
@@ -156,14 +165,20 @@ export interface ClientActions {
    */
   instantRefundDigest?(order: OrderRecord): Promise<string>;
   /**
-   * The client's signatures of those hashes (body `signatures`), verified and normalized, as its
-   * consent to a later instant refund; nothing is co-signed or sent. Where the family has the hashes.
+   * The client's signatures of those hashes, verified and normalized, as its consent to a later
+   * instant refund; nothing is co-signed or sent. Where the family has the hashes.
    */
-  checkInstantRefundConsent?(order: OrderRecord, body: Record<string, unknown>): Promise<string[]>;
+  checkInstantRefundConsent?(order: OrderRecord, signatures: readonly string[]): Promise<string[]>;
   /**
-   * The client's own signed redeem of its destination (body `redeem_tx_bytes`), checked and written as
-   * the order's one redeem job; where a client can keep the destination key (Bitcoin-family chains).
+   * The solver's instant refund of a failed order with the consent the client gave in advance
+   * (`checkInstantRefundConsent`): its job, or why the consent no longer applies (the source's
+   * outputs changed since it was signed), so it can be dropped. Where the family has the hashes.
    */
-  relayClientRedeem?(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob>;
+  instantRefundWithConsent?(order: OrderRecord, signatures: readonly string[]): Promise<{ job: RelayerJob } | { outdated: string }>;
+  /**
+   * The client's own signed redeem of its destination (hex), checked and written as the order's one
+   * redeem job; where a client can keep the destination key (Bitcoin-family chains).
+   */
+  relayClientRedeem?(order: OrderRecord, rawTx: string): Promise<RelayerJob>;
 }
 

@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { ChainAdapter, PartyMatchKey, ScriptKeys } from './adapter.ts';
 import { bitcoinAdapter } from './bitcoin/adapter.ts';
 import { evmAdapter } from './evm/adapter.ts';
@@ -16,6 +17,21 @@ const ADAPTERS: Partial<Record<Family, ChainAdapter>> = {
   starknet: starknetAdapter,
   tron: tronAdapter,
 };
+
+/**
+ * Every body shape an order action takes on some family (PATCH /v2/orders/{id}), once each, with the
+ * action in its title: for the OpenAPI document.
+ */
+export function actionBodyShapes(): TSchema[] {
+  const shapes = new Set<TSchema>();
+  for (const adapter of Object.values(ADAPTERS)) {
+    for (const body of Object.values(adapter.actionBodies ?? {})) {
+      if ('refused' in body) continue;
+      for (const shape of (body.anyOf as TSchema[] | undefined) ?? [body]) shapes.add(shape);
+    }
+  }
+  return [...shapes];
+}
 
 export const chainAdapter = (chain: Chain): ChainAdapter | undefined => ADAPTERS[chain.family];
 

@@ -182,7 +182,7 @@ export class OrderCreator {
       try {
         const reservation = { solverId: solver.id, asset: destination.asset.id, amount: destination.amount };
         if (await writeOrder(this.deps.db, order, reservation)) return { created: true, result: { order_id: orderId, ...signing } };
-        lastError = invalid(`insufficient liquidity: no solver can pay ${destination.amount} ${destination.asset.id} now`);
+        lastError = new AppError('insufficient_liquidity', `insufficient liquidity: no solver can pay ${destination.amount} ${destination.asset.id} now`);
       } catch (err) {
         const constraint = uniqueViolation(err);
         if (constraint === 'orders_app_id_nonce_key' || constraint === 'orders_pkey') {
@@ -196,7 +196,7 @@ export class OrderCreator {
     }
     const existing = await findOrderByNonce(this.deps.db, app.id, nonce);
     if (existing) return this.replay(existing, requestHash, app);
-    throw lastError ?? invalid('insufficient liquidity');
+    throw lastError ?? new AppError('insufficient_liquidity', 'insufficient liquidity');
   }
 
   private side(name: 'source' | 'destination', body: SideBody): Side {
@@ -204,7 +204,7 @@ export class OrderCreator {
     if (!asset) throw invalid(`${name}.asset: unknown asset ${shown(body.asset)}`);
     if (!asset.isActive) throw invalid(`${name}.asset: ${asset.id} is not active`);
     const family = familyHtlc(asset.chain);
-    if (!family) throw invalid(`${name}.asset: swaps on ${asset.chain.family} chains are not supported yet`);
+    if (!family) throw new AppError('not_supported', `${name}.asset: swaps on ${asset.chain.family} chains are not supported yet`);
     const owner = family.normalizeAddress(asset.chain, body.owner.trim());
     if (owner === undefined) throw invalid(`${name}.owner: ${shown(body.owner)} is not a valid address on ${asset.chain.key}`);
     const amount = BigInt(body.amount);
@@ -274,7 +274,7 @@ export class OrderCreator {
     let strategies = quoter.routeStrategies(source.asset, destination.asset);
     if (solverId !== undefined) {
       strategies = strategies.filter((s) => s.solverId === solverId);
-      if (strategies.length === 0) throw invalid(`solver_id: solver ${shown(solverId)} does not quote ${source.asset.id} -> ${destination.asset.id}`);
+      if (strategies.length === 0) throw new AppError('no_route', `solver_id: solver ${shown(solverId)} does not quote ${source.asset.id} -> ${destination.asset.id}`);
     }
     const prices = quoter.pricesOf(source.asset, destination.asset);
     const affiliateBips = fees.reduce((sum, f) => sum + f.fee, 0);
@@ -290,12 +290,13 @@ export class OrderCreator {
     });
     if (inRange.length === 0) {
       const { min, max } = sourceRange(priced[0]!.strategy);
-      throw invalid(`source.amount: expected amount to be within the range of ${min} to ${max}`);
+      throw new AppError('amount_out_of_range', `source.amount: expected amount to be within the range of ${min} to ${max}`);
     }
     const acceptable = inRange.filter((c) => destination.amount * 10_000n <= c.quoted * BigInt(10_000 + slippage));
     if (acceptable.length === 0) {
       const best = inRange.reduce((a, b) => (b.quoted > a.quoted ? b : a));
-      throw invalid(
+      throw new AppError(
+        'slippage_exceeded',
         `destination.amount: ${destination.amount} is more than the price allows; at most ` +
           `${(best.quoted * BigInt(10_000 + slippage)) / 10_000n} with slippage ${slippage} bips (quote: ${best.quoted})`,
       );

@@ -1,5 +1,5 @@
 import type { Asset } from '../chains/registry.ts';
-import { AppError, invalid } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import type { PriceSource } from './price-source.ts';
 import { RoutePolicy } from './route-policy.ts';
 import { sourceRange, type Strategy } from './strategies.ts';
@@ -78,7 +78,7 @@ export class Quoter {
   /** The strategies of a route; refuses a pair no solver quotes, or one the route policy forbids. */
   routeStrategies(from: Asset, to: Asset): Strategy[] {
     const strategies = this.strategiesFor(from, to);
-    if (strategies.length === 0) throw invalid(`no order pair found for ${from.id} -> ${to.id}`);
+    if (strategies.length === 0) throw new AppError('no_route', `no order pair found for ${from.id} -> ${to.id}`);
     this.policy.check(from, to);
     return strategies;
   }
@@ -96,12 +96,12 @@ export class Quoter {
       const destination = req.toAmount ?? destinationAmount(s, sourceAmount, prices, req.affiliateFeeBips);
       const { min, max } = sourceRange(s);
       if (sourceAmount < min || sourceAmount > max || destination <= 0n) {
-        outOfRange ??= invalid(`expected amount to be within the range of ${min} to ${max} (${req.from.id} base units)`);
+        outOfRange ??= new AppError('amount_out_of_range', `expected amount to be within the range of ${min} to ${max} (${req.from.id} base units)`);
         continue;
       }
       const left = available.get(s.solverId) ?? 0n;
       if (destination > left) {
-        short ??= invalid(`insufficient liquidity: at most ${left} ${req.to.id} base units available`);
+        short ??= new AppError('insufficient_liquidity', `insufficient liquidity: at most ${left} ${req.to.id} base units available`);
         continue;
       }
       quotes.push({

@@ -1,6 +1,6 @@
 import type { Asset, Registry } from '../chains/registry.ts';
 import { ConfigError } from '../config/schema-check.ts';
-import { invalid } from '../errors.ts';
+import { AppError } from '../errors.ts';
 
 /**
  * The route policy: which asset pairs may be swapped, as Garden's `GET /v2/policy` publishes it.
@@ -169,7 +169,7 @@ export class RoutePolicy {
   /** Refuses, as bad input naming the deciding rule, a route the policy forbids. */
   check(from: Asset, to: Asset): void {
     const decision = this.decide(endOf(from), endOf(to));
-    if (!decision.allowed) throw invalid(`route ${from.id} -> ${to.id} is refused by ${decision.by}`);
+    if (!decision.allowed) throw new AppError('route_refused', `route ${from.id} -> ${to.id} is refused by ${decision.by}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { chainAdapter } from '../chains/adapters.ts';
 import type { ClientActions } from '../chains/adapter.ts';
 import type { Registry } from '../chains/registry.ts';
-import { AppError, invalid, notFound } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { App } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
 import { saveInstantRefundConsent } from '../store/instant-refund-consent.ts';
@@ -66,7 +66,8 @@ export class OrderActions {
     const actions = chain && chainAdapter(chain)?.servesInstantRefundHash ? this.actionsOn(order.source.chain, 'instant-refund') : undefined;
     if (actions?.instantRefundHashes) return actions.instantRefundHashes(order);
     if (actions?.instantRefundDigest) return actions.instantRefundDigest(order);
-    throw invalid(
+    throw new AppError(
+      'not_supported',
       `order ${orderId}: its source is on ${order.source.chain}, which has no instant-refund hash: instant refunds there need no client signature (send PATCH ?action=instant-refund)`,
     );
   }
@@ -83,7 +84,7 @@ export class OrderActions {
   async instantRefundHashesFor(app: App, orderId: string): Promise<string[]> {
     const order = await this.orderFor(app, orderId, 'instant-refund');
     const hashes = await this.instantRefundHashes(orderId);
-    if (typeof hashes === 'string') throw invalid(`order ${orderId}: its source is on ${order.source.chain}, not a Bitcoin-family chain: use GET /v2/orders/{id}/instant-refund-hash`);
+    if (typeof hashes === 'string') throw new AppError('not_supported', `order ${orderId}: its source is on ${order.source.chain}, not a Bitcoin-family chain: use GET /v2/orders/{id}/instant-refund-hash`);
     return hashes;
   }
 
@@ -92,28 +93,27 @@ export class OrderActions {
    * instant refund should the swap fail. Nothing is co-signed and rule 5's flag is not touched: the
    * solver still funds the destination, and uses the consent only if the order fails (src/solver).
    */
-  async storeInstantRefundConsent(app: App, orderId: string, body: Record<string, unknown>): Promise<void> {
+  async storeInstantRefundConsent(app: App, orderId: string, signatures: readonly string[]): Promise<void> {
     const order = await this.orderFor(app, orderId, 'instant-refund');
     const actions = this.actionsOn(order.source.chain, 'instant-refund');
-    if (!actions.checkInstantRefundConsent) throw invalid(`order ${orderId}: its source on ${order.source.chain} takes no instant-refund signatures`);
-    await saveInstantRefundConsent(this.db, order.id, await actions.checkInstantRefundConsent(order, body));
+    if (!actions.checkInstantRefundConsent) throw new AppError('not_supported', `order ${orderId}: its source on ${order.source.chain} takes no instant-refund signatures`);
+    await saveInstantRefundConsent(this.db, order.id, await actions.checkInstantRefundConsent(order, signatures));
   }
 
   /** POST /relayer/bitcoin/redeem: the client's own signed redeem of its destination, checked and queued. */
-  async relayClientRedeem(app: App, orderId: string, body: Record<string, unknown>): Promise<RelayerJob> {
+  async relayClientRedeem(app: App, orderId: string, rawTx: string): Promise<RelayerJob> {
     const order = await this.orderFor(app, orderId, 'redeem');
     const actions = this.actionsOn(order.destination.chain, 'redeem');
-    if (!actions.relayClientRedeem) throw invalid(`order ${orderId}: its destination on ${order.destination.chain} takes no client-signed redeem transaction`);
-    return actions.relayClientRedeem(order, body);
+    if (!actions.relayClientRedeem) throw new AppError('not_supported', `order ${orderId}: its destination on ${order.destination.chain} takes no client-signed redeem transaction`);
+    return actions.relayClientRedeem(order, rawTx);
   }
 
   async perform(app: App, orderId: string, action: RelayerAction, body: unknown): Promise<RelayerJob> {
     const order = await findOrder(this.db, orderId);
     if (!order) throw notFound(`order ${orderId} not found`);
     checkMayAct(this.registry, app, order, action);
-    const fields = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
     const side = action === 'redeem' ? order.destination : order.source;
-    return this.waitForSubmission(await this.actionsOn(side.chain, action).perform(order, action, fields));
+    return this.waitForSubmission(await this.actionsOn(side.chain, action).perform(order, action, body));
   }
 
   /** The actions of the chain's family, or why there are none. */
@@ -121,11 +121,11 @@ export class OrderActions {
     const chain = this.registry.chain(chainKey);
     if (!chain) throw new AppError('internal', `chain ${chainKey} of a stored order is not in the registry`);
     const adapter = chainAdapter(chain);
-    if (!adapter?.connect) throw invalid(`${action} on ${chain.family} chains (${chain.key}) is not supported yet`);
-    const refusal = adapter.refusal?.(action);
-    if (refusal) throw invalid(refusal);
+    if (!adapter?.connect) throw new AppError('not_supported', `${action} on ${chain.family} chains (${chain.key}) is not supported yet`);
+    const body = adapter.actionBodies?.[action];
+    if (body && 'refused' in body) throw new AppError('not_supported', body.refused as string);
     const actions = this.deps.actionsFor(chain.key);
-    if (!actions) throw new AppError('unavailable', `no RPC is configured for ${chain.key}`);
+    if (!actions) throw new AppError('chain_unavailable', `no RPC is configured for ${chain.key}`);
     return actions;
   }
 

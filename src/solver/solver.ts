@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ClientActions } from '../chains/adapter.ts';
 import type { Chain } from '../chains/registry.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
-import { AppError, safeErrorText } from '../errors.ts';
+import { safeErrorText } from '../errors.ts';
 import { accrueOrderFees } from '../store/affiliates.ts';
 import { dropInstantRefundConsent, instantRefundConsent } from '../store/instant-refund-consent.ts';
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
@@ -315,20 +315,17 @@ export class Solver {
   private async instantRefund(order: OrderRecord, pass: SolverPass): Promise<void> {
     const actions = this.clientActions?.(order.source.chain);
     const signatures = await instantRefundConsent(this.db, order.id);
-    if (!actions || !signatures) return;
-    let job;
-    try {
-      job = await actions.perform(order, 'instant-refund', { signatures });
-    } catch (err) {
+    if (!actions?.instantRefundWithConsent || !signatures) return;
+    const outcome = await actions.instantRefundWithConsent(order, signatures);
+    if ('outdated' in outcome) {
       // The signatures no longer sign the HTLC's hashes (another payment to it changed them): dropped,
       // so the pass does not retry them; a fresh consent from the client is used, else the timelock refund.
-      if (!(err instanceof AppError && err.code === 'invalid_request')) throw err;
       await dropInstantRefundConsent(this.db, order.id, signatures);
-      this.log.warn({ order: order.id, reason: safeErrorText(err) }, 'dropped a stored instant-refund consent that no longer applies');
+      this.log.warn({ order: order.id, reason: safeErrorText(outcome.outdated) }, 'dropped a stored instant-refund consent that no longer applies');
       return;
     }
     pass.instantRefunded.push(order.id);
-    this.log.info({ order: order.id, chain: order.source.chain, tx: job.txHash }, 'instantly refunded the failed order with the client\'s consent');
+    this.log.info({ order: order.id, chain: order.source.chain, tx: outcome.job.txHash }, 'instantly refunded the failed order with the client\'s consent');
   }
 
   private async refundDestination(order: OrderRecord, pass: SolverPass): Promise<void> {

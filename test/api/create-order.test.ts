@@ -6,6 +6,7 @@ import { p2wpkh } from '@scure/btc-signer';
 import { bitcoinNetwork } from '../../src/chains/bitcoin/network.ts';
 import { htlcAddress } from '../../src/chains/bitcoin/htlc.ts';
 import { evmOrderId } from '../../src/chains/evm/order-id.ts';
+import type { ErrorCode } from '../../src/errors.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';
 import { openTestApi, type TestApi } from '../helpers/api.ts';
@@ -250,14 +251,14 @@ describeEachStore('POST /v2/orders', (kind) => {
   const side = (overrides: Record<string, unknown>, which: 'source' | 'destination' = 'source') => ({
     [which]: { ...body()[which], ...overrides },
   });
-  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+  const cases: Array<[string, Record<string, unknown>, RegExp, ErrorCode?]> = [
     ['no source', { source: undefined }, /'source': is required/],
     ['a source that is a string', { source: 'x' }, /'source': must be object/],
     ['no source asset', side({ asset: undefined }), /'source\.asset': is required/],
     ['an unknown source asset', side({ asset: 'ethereum_localnet:doge' }), /source\.asset: unknown asset ethereum_localnet:doge/],
     ['an unknown destination asset', side({ asset: 'nowhere:btc' }, 'destination'), /destination\.asset: unknown asset nowhere:btc/],
     ['the same asset on both sides', side({ asset: 'ethereum_localnet:wbtc' }, 'destination'), /destination\.asset: must differ from source\.asset/],
-    ['an unquoted pair', side({ asset: 'arbitrum_localnet:eth', amount: '1000000000000000' }, 'destination'), /no order pair found for ethereum_localnet:wbtc -> arbitrum_localnet:eth/],
+    ['an unquoted pair', side({ asset: 'arbitrum_localnet:eth', amount: '1000000000000000' }, 'destination'), /no order pair found for ethereum_localnet:wbtc -> arbitrum_localnet:eth/, 'no_route'],
     ['no source owner', side({ owner: undefined }), /'source\.owner': is required/],
     ['a source owner with a bad checksum', side({ owner: '0x90F79bf6EB2c4f870365E785982E1f101E93B906' }), /source\.owner: 0x90F79bf6EB2c4f870365E785982E1f101E93B906 is not a valid address on ethereum_localnet/],
     ['a destination owner that is not hex', side({ owner: 'bob' }, 'destination'), /destination\.owner: bob is not a valid address on arbitrum_localnet/],
@@ -270,9 +271,9 @@ describeEachStore('POST /v2/orders', (kind) => {
     ['a negative amount', side({ amount: '-5' }), /'source\.amount': must be a string of base units/],
     ['a decimal amount', side({ amount: '1.5' }, 'destination'), /'destination\.amount': must be a string of base units/],
     ['a zero destination amount', side({ amount: '0' }, 'destination'), /destination\.amount: must be greater than 0/],
-    ['a source amount below the minimum', side({ amount: '999' }), /source\.amount: expected amount to be within the range of 1000 to 1000000000/],
-    ['a source amount above the maximum', side({ amount: '1000000001' }), /source\.amount: expected amount to be within the range/],
-    ['a destination beyond the price', side({ amount: '99701' }, 'destination'), /destination\.amount: 99701 is more than the price allows/],
+    ['a source amount below the minimum', side({ amount: '999' }), /source\.amount: expected amount to be within the range of 1000 to 1000000000/, 'amount_out_of_range'],
+    ['a source amount above the maximum', side({ amount: '1000000001' }), /source\.amount: expected amount to be within the range/, 'amount_out_of_range'],
+    ['a destination beyond the price', side({ amount: '99701' }, 'destination'), /destination\.amount: 99701 is more than the price allows/, 'slippage_exceeded'],
     ['slippage above 500', { slippage: 501 }, /slippage: must be a whole number of bips from 0 to 500/],
     ['negative slippage', { slippage: -1 }, /slippage: must be a whole number of bips/],
     ['fractional slippage', { slippage: 1.5 }, /'slippage': must be integer/],
@@ -281,7 +282,7 @@ describeEachStore('POST /v2/orders', (kind) => {
     ['a nonce object', { nonce: { a: 1 } }, /'nonce'/],
     ['a short secret hash', { secret_hash: 'abcd' }, /secret_hash: must be sha256\(secret\) as 64 hexadecimal characters/],
     ['a non-hex secret hash', { secret_hash: 'zz'.repeat(32) }, /secret_hash: must be sha256/],
-    ['an unknown solver', { solver_id: 'someone' }, /solver_id: solver someone does not quote ethereum_localnet:wbtc -> arbitrum_localnet:wbtc/],
+    ['an unknown solver', { solver_id: 'someone' }, /solver_id: solver someone does not quote ethereum_localnet:wbtc -> arbitrum_localnet:wbtc/, 'no_route'],
     ['an affiliate fee of 0 bips', { affiliate_fees: [{ address: AFFILIATE, fee: 0 }] }, /affiliate_fees\[0\]\.fee: must be a whole number of bips from 1 to 1000/],
     ['an affiliate fee above 1000 bips', { affiliate_fees: [{ address: AFFILIATE, fee: 1001 }] }, /affiliate_fees\[0\]\.fee: must be a whole number of bips from 1 to 1000/],
     ['affiliate fees above 1000 bips in all', { affiliate_fees: [{ address: AFFILIATE, fee: 600 }, { address: AFFILIATE, fee: 600 }] }, /affiliate_fees: 1200 bips in all; at most 1000/],
@@ -291,7 +292,7 @@ describeEachStore('POST /v2/orders', (kind) => {
     ['an affiliate fee without fee', { affiliate_fees: [{ address: AFFILIATE }] }, /'affiliate_fees\[0\]\.fee': is required/],
   ];
 
-  for (const [name, overrides, message] of cases) {
+  for (const [name, overrides, message, code = 'invalid_request'] of cases) {
     test(`an order with ${name} gets a 400 naming the field and writes nothing`, async () => {
       const count = await orderCount();
       const payload = { ...body(), ...overrides };
@@ -303,7 +304,7 @@ describeEachStore('POST /v2/orders', (kind) => {
       const { status, body: res } = await post(payload);
       assert.equal(status, 400, JSON.stringify(res));
       assert.equal(res.status, 'Error');
-      assert.equal(res.code, 'invalid_request');
+      assert.equal(res.code, code);
       assert.match(res.error, message);
       assert.equal(await orderCount(), count, 'no order was written');
     });

@@ -168,8 +168,8 @@ describeEachStore('PATCH order actions', (kind) => {
     const signature = await approveAndSign(o.created, stranger as unknown as typeof user);
     const bad = await patch('v2', o.id, 'initiate', { signature });
     assert.equal(bad.status, 400);
-    assert.match(bad.body.error, /^signature: signed by 0x[0-9a-fA-F]{40}, not by the source initiator/);
-    assert.equal(bad.body.code, 'invalid_request');
+    assert.match(bad.body.error, /^invalid body field 'signature': signed by 0x[0-9a-fA-F]{40}, not by the source initiator/);
+    assert.equal(bad.body.code, 'invalid_signature');
     assert.equal((await patch('v2', o.id, 'initiate', { signature: '0x1234' })).status, 400);
     const missing = await patch('v2', o.id, 'initiate', {});
     assert.equal(missing.status, 400);
@@ -278,7 +278,8 @@ describeEachStore('PATCH order actions', (kind) => {
 
     const wrong = await patch('v2', o.id, 'redeem', { secret: randomHex32() });
     assert.equal(wrong.status, 400);
-    assert.equal(wrong.body.error, "secret: its sha256 is not the order's secret_hash");
+    assert.equal(wrong.body.error, "invalid body field 'secret': its sha256 is not the order's secret_hash");
+    assert.equal(wrong.body.code, 'secret_mismatch');
     const short = await patch('v2', o.id, 'redeem', { secret: o.secret.slice(0, 64) });
     assert.equal(short.status, 400);
     assert.match(short.body.error, /'secret': must be the 32-byte secret/);
@@ -331,7 +332,8 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.match(unsigned.body.error, /'signature': is required/);
     const byStranger = await patch('v3', o.id, 'instant-refund', { signature: await refundConsent(o.order.source_swap.swap_id, privateKeyToAccount(generatePrivateKey())) });
     assert.equal(byStranger.status, 400);
-    assert.match(byStranger.body.error, /^signature: signed by 0x[0-9a-fA-F]{40}, not by the source initiator .* over Refund\(orderId\)/);
+    assert.match(byStranger.body.error, /^invalid body field 'signature': signed by 0x[0-9a-fA-F]{40}, not by the source initiator .* over Refund\(orderId\)/);
+    assert.equal(byStranger.body.code, 'invalid_signature');
     assert.equal(await instantRefundSigned(t.store.db, o.id), false, 'a refused request flags nothing');
     assert.equal(await jobCount(o.id), 1, 'only the initiate job');
     const consent = await refundConsent(o.order.source_swap.swap_id);

@@ -4,6 +4,7 @@ import { decodeFunctionData, erc20Abi } from 'viem';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { htlcAddress } from '../../src/chains/bitcoin/htlc.ts';
 import { htlcInitiateAbi } from '../../src/chains/solidity-htlc/htlc-abi.ts';
+import { ERROR_CODES } from '../../src/errors.ts';
 import { accrueOrderFees } from '../../src/store/affiliates.ts';
 import { insertOrder, type NewOrder } from '../../src/store/orders.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';
@@ -291,6 +292,32 @@ describeEachStore('API reads', (kind) => {
       assert.ok(doc.components.schemas[name]?.properties, `component ${name}`);
     }
     assert.equal(doc.components.securitySchemes.appId.name, 'service-app-id');
+  });
+
+  test("the OpenAPI document shows each order action's body per family, and every error code", async () => {
+    const doc = (await get('/docs/json', undefined)).body;
+    for (const version of ['v2', 'v3']) {
+      const shapes: Json[] = doc.paths['/' + version + '/orders/{order}'].patch.requestBody.content['application/json'].schema.anyOf;
+      const titles = shapes.map((shape) => shape.title as string);
+      for (const title of [
+        'initiate (EVM)',
+        "initiate (Solana, as Garden's SDK sends it)",
+        "initiate (Solana, as Garden's docs show it)",
+        'redeem (every family)',
+        'refund (EVM)',
+        'refund (Bitcoin family)',
+        'instant-refund (EVM)',
+        'instant-refund (Bitcoin family)',
+        'instant-refund (Solana)',
+      ]) {
+        assert.ok(titles.includes(title), `${version}: ${title} in ${titles.join(' | ')}`);
+      }
+      const solanaInitiate = shapes.find((shape) => shape.title === "initiate (Solana, as Garden's docs show it)")!;
+      assert.deepEqual(solanaInitiate.required, ['serialized_tx']);
+      assert.ok(shapes.find((shape) => shape.title === 'redeem (every family)')!.properties.secret.pattern);
+    }
+    const codes = doc.components.schemas.ErrorEnvelope.properties.code.anyOf.map((c: Json) => c.enum?.[0] ?? c.const);
+    assert.deepEqual(codes, [...ERROR_CODES]);
   });
 });
 

@@ -63,7 +63,7 @@ describeEachStore('the route policy over the API', (kind) => {
     test(`a quote for ${from} -> ${to} is refused naming ${rule}`, async () => {
       const { status, body } = await quote(from, to, amount);
       assert.equal(status, 400, JSON.stringify(body));
-      assert.equal(body.code, 'invalid_request');
+      assert.equal(body.code, 'route_refused');
       assert.equal(body.error, `route ${from} -> ${to} is refused by ${rule}`);
     });
   }
@@ -90,7 +90,7 @@ describeEachStore('the route policy over the API', (kind) => {
     const before = await orderCount();
     const { status, body } = await post('ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc', '100000', '99700');
     assert.equal(status, 400, JSON.stringify(body));
-    assert.equal(body.code, 'invalid_request');
+    assert.equal(body.code, 'route_refused');
     assert.equal(
       body.error,
       'route ethereum_localnet:wbtc -> arbitrum_localnet:wbtc is refused by blacklist_pairs rule "ethereum_localnet:WBTC <-> arbitrum_localnet:WBTC"',

@@ -236,7 +236,7 @@ async function shortOutage(t: TestContext, f: Family) {
     assert.equal(redeemEvm.status, 202, `the client's EVM redeem: ${JSON.stringify(redeemEvm.body)}`);
     const early = await s.request('PATCH', `/v2/orders/${destinationSwap!.order_id}?action=redeem`, { secret: destinationSecret.secret });
     assert.equal(early.status, 503, `a redeem on ${f.name} while its node is away: ${JSON.stringify(early.body)}`);
-    assert.equal(early.body.code, 'unavailable');
+    assert.equal(early.body.code, 'chain_unavailable');
     await pause(Math.max(0, cutAt + SHORT_OUTAGE_MS - Date.now()));
     // Nothing needing the node happened meanwhile: the destinations are unfunded, the source unredeemed.
     const ids = fundings.created.map((c) => c.order_id);

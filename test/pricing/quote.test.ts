@@ -66,9 +66,9 @@ test('the quoter lists solvers that can fill, best first, and names why none can
 
   const rejects = async (req: Parameters<Quoter['quote']>[0], code: string, message: RegExp, q = quoter) =>
     assert.rejects(q.quote(req), (e: unknown) => e instanceof AppError && e.code === code && message.test(e.message));
-  await rejects({ from: to, to: from, fromAmount: 1_000_000n, affiliateFeeBips: 0 }, 'invalid_request', /no order pair found for arbitrum_localnet:wbtc -> ethereum_localnet:wbtc/);
-  await rejects({ from, to, fromAmount: 999n, affiliateFeeBips: 0 }, 'invalid_request', /expected amount to be within the range of 1000 to 1000000000/);
-  await rejects({ from, to, fromAmount: 20_000_000n, affiliateFeeBips: 0 }, 'invalid_request', /insufficient liquidity: at most 10000000/);
+  await rejects({ from: to, to: from, fromAmount: 1_000_000n, affiliateFeeBips: 0 }, 'no_route', /no order pair found for arbitrum_localnet:wbtc -> ethereum_localnet:wbtc/);
+  await rejects({ from, to, fromAmount: 999n, affiliateFeeBips: 0 }, 'amount_out_of_range', /expected amount to be within the range of 1000 to 1000000000/);
+  await rejects({ from, to, fromAmount: 20_000_000n, affiliateFeeBips: 0 }, 'insufficient_liquidity', /insufficient liquidity: at most 10000000/);
   const noPrices = new Quoter(strategies, new StaticPriceSource({}), async () => available);
   await rejects({ from, to, fromAmount: 1_000_000n, affiliateFeeBips: 0 }, 'unavailable', /no current USD price for ethereum_localnet:wbtc/, noPrices);
 });

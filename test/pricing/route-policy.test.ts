@@ -213,7 +213,7 @@ describe('route policy evaluation', () => {
     assert.equal(decide(bothWays, 'arbitrum:wbtc', 'ethereum:wbtc').allowed, false);
   });
 
-  test('check() refuses with an invalid_request naming the route and the rule', () => {
+  test('check() refuses with route_refused naming the route and the rule', () => {
     const registry = loadRegistry(LOCALNET_REGISTRY_PATH);
     const p = new RoutePolicy(
       { default: 'open', isolation_groups: [], blacklist_pairs: ['arbitrum_localnet:* -> ethereum_localnet:usdc'], whitelist_overrides: [] },
@@ -223,7 +223,7 @@ describe('route policy evaluation', () => {
       () => p.check(registry.asset('arbitrum_localnet:wbtc')!, registry.asset('ethereum_localnet:usdc')!),
       (err: unknown) =>
         err instanceof AppError &&
-        err.code === 'invalid_request' &&
+        err.code === 'route_refused' &&
         err.message === 'route arbitrum_localnet:wbtc -> ethereum_localnet:usdc is refused by blacklist_pairs rule "arbitrum_localnet:* -> ethereum_localnet:usdc"',
     );
     p.check(registry.asset('ethereum_localnet:wbtc')!, registry.asset('ethereum_localnet:usdc')!);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { AppError, conflict } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
 import type { OrderActions } from '../../relayer/order-actions.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, HexId, Ok } from '../schemas.ts';
@@ -66,7 +66,7 @@ export function gardenRelayerRoutes(app: FastifyInstance, ctx: ApiContext): void
     },
     async (request) => {
       const { order_id: orderId, signatures } = request.body;
-      await actions().storeInstantRefundConsent(request.app!, orderId.toLowerCase(), { signatures });
+      await actions().storeInstantRefundConsent(request.app!, orderId.toLowerCase(), signatures);
       return { status: 'Ok', result: 'stored' };
     },
   );
@@ -93,8 +93,8 @@ export function gardenRelayerRoutes(app: FastifyInstance, ctx: ApiContext): void
     },
     async (request) => {
       const { order_id: orderId, redeem_tx_bytes: tx } = request.body;
-      const job = await actions().relayClientRedeem(request.app!, orderId.toLowerCase(), { redeem_tx_bytes: tx });
-      if (job.status === 'failed') throw conflict(`redeem: the relayer could not complete it: ${job.lastError}`);
+      const job = await actions().relayClientRedeem(request.app!, orderId.toLowerCase(), tx);
+      if (job.status === 'failed') throw new AppError('action_failed', `redeem: the relayer could not complete it: ${job.lastError}`);
       return { status: 'Ok', result: job.txHash };
     },
   );

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { AppError, conflict } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
+import { actionBodyShapes } from '../../chains/adapters.ts';
 import { jobView } from '../../relayer/order-actions.ts';
 import { RELAYER_ACTIONS, type RelayerAction } from '../../relayer/actions.ts';
 import type { ApiContext } from '../context.ts';
@@ -67,6 +68,9 @@ export function orderActionRoutes(app: FastifyInstance, ctx: ApiContext): void {
           tags: ['orders'],
           params: Type.Object({ order: HexId }),
           querystring: Type.Object({ action: Type.String({ enum: [...actions], description: 'The HTLC action' }) }),
+          documentedBody: Type.Union(actionBodyShapes(), {
+            description: "One of these, by the action and the family of the side acted on (redeem: the destination's; others: the source's)",
+          }),
           response: { 202: ActionAccepted, ...errorResponses(400, 401, 403, 404, 409, 503) },
         },
       },
@@ -74,7 +78,7 @@ export function orderActionRoutes(app: FastifyInstance, ctx: ApiContext): void {
         if (!ctx.orderActions) throw new AppError('unavailable', 'order actions are not available: no relayer is configured');
         const { action } = request.query;
         const job = await ctx.orderActions.perform(request.app!, request.params.order.toLowerCase(), action, request.body);
-        if (job.status === 'failed') throw conflict(`${action}: the relayer could not complete it: ${job.lastError}`);
+        if (job.status === 'failed') throw new AppError('action_failed', `${action}: the relayer could not complete it: ${job.lastError}`);
         const view = jobView(job);
         return reply.code(202).send({ status: 'Ok', result: view.tx_hash, job: view });
       },

@@ -5,7 +5,7 @@ import { BITCOIN_SOURCE_DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
 import { hexHashKey } from '../family.ts';
 import { bitcoinAddressMatchKey, isXOnlyPublicKey, xOnlyPublicKeyOf } from './address.ts';
-import { INITIATE_REFUSAL } from './client-actions.ts';
+import { BITCOIN_ACTION_BODIES } from './action-bodies.ts';
 import { bitcoinHtlc } from './index.ts';
 import { connectBitcoinChain } from './runtime.ts';
 
@@ -36,7 +36,7 @@ export const bitcoinAdapter: ChainAdapter = {
   // A redeem or refund pays its fee out of the HTLC; an instant refund's fee input is the solver's.
   servicePays: (action) => action === 'instant-refund',
   servesInstantRefundHash: true,
-  refusal: (action) => (action === 'initiate' ? INITIATE_REFUSAL : undefined),
+  actionBodies: BITCOIN_ACTION_BODIES,
   partyOfKey: (_chain, privateKey) => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2))),
   swapWallet: bitcoinSwapWallet,
   connect: connectBitcoinChain,

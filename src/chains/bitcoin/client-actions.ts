@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import { hex } from '@scure/base';
 import { xOnlyPublicKeyOf } from './address.ts';
 import { htlcPayment, type HtlcScriptTerms } from './htlc.ts';
@@ -17,6 +18,8 @@ import { addressScript, dustThreshold, walletAddress, type SignedTx, type Utxo }
 import type { ClientActions } from '../adapter.ts';
 import type { Chain, Registry } from '../registry.ts';
 import { AppError, conflict, invalid } from '../../errors.ts';
+import { performWith } from '../../relayer/action-bodies.ts';
+import { BITCOIN_ACTION_BODIES, MAX_SIGNATURES, SacpSignature } from './action-bodies.ts';
 import type { SecretBox } from '../../orders/secret-box.ts';
 import { openServiceKey } from './service-key.ts';
 import { utxosOf, type UtxoRecord } from './store/utxos.ts';
@@ -61,15 +64,9 @@ interface HtlcSide {
   terms: HtlcScriptTerms;
 }
 
-const HEX64 = /^(0x)?[0-9a-fA-F]{64}$/;
 const SACP_SIGNATURE = /^(0x)?[0-9a-fA-F]{128}83$/;
 const TX_HEX = /^(0x)?(?:[0-9a-fA-F]{2})+$/;
-/** Most signatures an instant refund takes: one per HTLC output. */
-const MAX_SIGNATURES = 256;
 
-
-/** A Bitcoin-family source is funded by a payment, which the client makes itself. */
-export const INITIATE_REFUSAL = 'initiate: a Bitcoin-family source is initiated by sending `amount` to the HTLC address `to`; there is nothing to relay';
 
 export class BitcoinActions implements ClientActions {
   constructor(
@@ -90,9 +87,8 @@ export class BitcoinActions implements ClientActions {
    * The client's signatures of the instant-refund hashes, verified against the current hashes and the
    * source delegate key, as its consent to a later instant refund: nothing is co-signed or flagged here.
    */
-  async checkInstantRefundConsent(order: OrderRecord, body: Record<string, unknown>): Promise<string[]> {
-    const given = signaturesField(body);
-    if (given === undefined) throw invalid("invalid body field 'signatures': is required");
+  async checkInstantRefundConsent(order: OrderRecord, signatures: readonly string[]): Promise<string[]> {
+    const given = normalizedSignatures(signatures, 'signatures');
     const source = this.htlcSide(order, 'source');
     const utxos = this.aboveDust(order, source, await this.unspentSource(order, source));
     if (!(await instantRefundOpen(this.db, order.id))) throw noInstantRefund(order.id);
@@ -104,8 +100,9 @@ export class BitcoinActions implements ClientActions {
    * (redeem-tx-check.ts) and written as the order's redeem job, which the relayer broadcasts. The same
    * transaction again gets its job; once a redeem is queued, another one gets 409.
    */
-  async relayClientRedeem(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
-    const raw = stringField(body, 'redeem_tx_bytes', TX_HEX, 'must be the signed redeem transaction in hex');
+  async relayClientRedeem(order: OrderRecord, rawTx: string): Promise<RelayerJob> {
+    if (!TX_HEX.test(rawTx)) throw invalid("invalid body field 'redeem_tx_bytes': must be the signed redeem transaction in hex");
+    const raw = rawTx.replace(/^0x/, '').toLowerCase();
     const txid = redeemTxId(raw);
     const existing = await this.existingJob(order.id, 'redeem');
     if (existing?.txHash === txid) return existing;
@@ -124,24 +121,31 @@ export class BitcoinActions implements ClientActions {
   }
 
   /** Performs an action on the Bitcoin-family side it acts on; returns the job of its transaction. */
-  async perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob> {
-    switch (action) {
-      case 'initiate':
-        throw invalid(INITIATE_REFUSAL);
-      case 'redeem':
-        return this.redeem(order, body);
-      case 'refund':
-        return this.refund(order, body);
-      case 'instant-refund':
-        return this.instantRefund(order, body);
+  readonly perform = performWith(BITCOIN_ACTION_BODIES, {
+    redeem: (order, body) => this.redeem(order, body.secret),
+    refund: (order, body) => this.refund(order, body.tx === undefined || body.tx === '' ? undefined : body.tx.replace(/^0x/, '').toLowerCase()),
+    'instant-refund': (order, body) => this.instantRefund(order, signaturesOf(body)),
+  });
+
+  /**
+   * The solver's instant refund of a failed order with the client's stored consent: the signatures
+   * no longer sign the source's hashes when another payment to the HTLC changed them.
+   */
+  async instantRefundWithConsent(order: OrderRecord, signatures: readonly string[]): Promise<{ job: RelayerJob } | { outdated: string }> {
+    try {
+      return { job: await this.instantRefund(order, normalizedSignatures(signatures, 'signatures')) };
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'invalid_signature') return { outdated: err.message };
+      throw err;
     }
   }
 
-  private async redeem(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
-    // Safety rule 3: exactly 32 bytes, hashing to the order's secret hash.
-    const secretHex = stringField(body, 'secret', HEX64, 'must be the 32-byte secret as 64 hex characters');
-    const secret = hex.decode(secretHex);
-    if (createHash('sha256').update(secret).digest('hex') !== order.secretHash) throw invalid("invalid body field 'secret': its sha256 is not the order's secret_hash");
+  private async redeem(order: OrderRecord, secretHex: string): Promise<RelayerJob> {
+    // Safety rule 3: exactly 32 bytes (the body's schema), hashing to the order's secret hash.
+    const secret = hex.decode(secretHex.replace(/^0x/, '').toLowerCase());
+    if (createHash('sha256').update(secret).digest('hex') !== order.secretHash) {
+      throw new AppError('secret_mismatch', "invalid body field 'secret': its sha256 is not the order's secret_hash");
+    }
     const existing = await this.existingJob(order.id, 'redeem');
     if (existing) return existing;
     const destination = this.htlcSide(order, 'destination');
@@ -153,8 +157,8 @@ export class BitcoinActions implements ClientActions {
     }
     const all = await utxosOf(this.db, destination.chain.key, destination.swap.swapId);
     const unspent = all.filter((u) => u.spentTxid === null);
-    if (all.length === 0) throw conflict(`order ${order.id}: the destination HTLC ${destination.swap.swapId} is not funded yet`);
-    if (unspent.length === 0) throw conflict(`order ${order.id}: the destination HTLC is already spent (redeemed or refunded)`);
+    if (all.length === 0) throw new AppError('not_initiated', `order ${order.id}: the destination HTLC ${destination.swap.swapId} is not funded yet`);
+    if (unspent.length === 0) throw new AppError('already_settled', `order ${order.id}: the destination HTLC is already spent (redeemed or refunded)`);
     // The secret goes public with the redeem: only against a funding that can no longer vanish.
     const mined = unspent.filter((u) => u.blockNumber !== null);
     const minedValue = sum(mined);
@@ -176,8 +180,7 @@ export class BitcoinActions implements ClientActions {
     return this.enqueue(order, 'redeem', destination, tx, mined, replacements);
   }
 
-  private async refund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
-    const given = body.tx === undefined || body.tx === null || body.tx === '' ? undefined : stringField(body, 'tx', TX_HEX, 'must be the signed refund transaction in hex');
+  private async refund(order: OrderRecord, given: string | undefined): Promise<RelayerJob> {
     const existing = await this.existingJob(order.id, 'refund');
     if (existing) return existing;
     const source = this.htlcSide(order, 'source');
@@ -205,8 +208,7 @@ export class BitcoinActions implements ClientActions {
     return this.enqueue(order, 'refund', source, tx, utxos, replacements);
   }
 
-  private async instantRefund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
-    const given = signaturesField(body);
+  private async instantRefund(order: OrderRecord, given: string[] | undefined): Promise<RelayerJob> {
     const existing = await this.existingJob(order.id, 'instant-refund');
     if (existing) return existing;
     const source = this.htlcSide(order, 'source');
@@ -282,13 +284,15 @@ export class BitcoinActions implements ClientActions {
       return signInstantRefundSighashes(hashes, key);
     }
     if (given.length !== hashes.length) {
-      throw invalid(
+      throw new AppError(
+        'invalid_signature',
         `invalid body field 'signatures': ${given.length} signature(s) for ${hashes.length} HTLC output(s): sign every hash of GET /v2/orders/${order.id}/instant-refund-hash`,
       );
     }
     given.forEach((signature, i) => {
       if (!verifyInstantRefundSignature(hashes[i]!, signature, source.terms.initiator)) {
-        throw invalid(
+        throw new AppError(
+          'invalid_signature',
           `invalid body field 'signatures[${i}]': does not sign hash ${i} of GET /v2/orders/${order.id}/instant-refund-hash with the source delegate key`,
         );
       }
@@ -309,7 +313,8 @@ export class BitcoinActions implements ClientActions {
     const height = BigInt(await this.node(source.chain, () => rpc.getBlockCount()));
     // The relayer's broadcast goes into the next block at the earliest.
     if (height + 1n < minedFrom) {
-      throw conflict(
+      throw new AppError(
+        'not_expired',
         `order ${order.id}: the source HTLC's timelock has not run out: the refund can be mined from block ${minedFrom}, the chain is at ${height}`,
       );
     }
@@ -318,9 +323,9 @@ export class BitcoinActions implements ClientActions {
   /** The unspent outputs of the source HTLC, oldest first; 409 when it holds none. */
   private async unspentSource(order: OrderRecord, source: HtlcSide): Promise<UtxoRecord[]> {
     const all = await utxosOf(this.db, source.chain.key, source.swap.swapId);
-    if (all.length === 0) throw conflict(`order ${order.id}: the source HTLC ${source.swap.swapId} is not funded yet`);
+    if (all.length === 0) throw new AppError('not_initiated', `order ${order.id}: the source HTLC ${source.swap.swapId} is not funded yet`);
     const unspent = all.filter((u) => u.spentTxid === null);
-    if (unspent.length === 0) throw conflict(`order ${order.id}: the source HTLC is already spent (redeemed or refunded)`);
+    if (unspent.length === 0) throw new AppError('already_settled', `order ${order.id}: the source HTLC is already spent (redeemed or refunded)`);
     return unspent;
   }
 
@@ -379,7 +384,7 @@ export class BitcoinActions implements ClientActions {
     try {
       return await call();
     } catch (err) {
-      throw new AppError('unavailable', `the ${chain.key} node did not answer`, { cause: err });
+      throw new AppError('chain_unavailable', `the ${chain.key} node did not answer`, { cause: err });
     }
   }
 
@@ -402,31 +407,25 @@ export class BitcoinActions implements ClientActions {
   }
 }
 
-/** The `signatures` (or single `signature`) of an instant refund, normalized; undefined when neither is given. */
-function signaturesField(body: Record<string, unknown>): string[] | undefined {
-  const problem = 'must be a 65-byte BIP-340 signature in hex: 64 bytes and the SIGHASH_SINGLE|ANYONECANPAY byte 83';
-  const normalize = (value: unknown, field: string): string => {
-    if (typeof value !== 'string' || !SACP_SIGNATURE.test(value)) throw invalid(`invalid body field '${field}': ${problem}`);
-    return value.replace(/^0x/, '').toLowerCase();
-  };
-  const list = body.signatures;
-  if (list !== undefined && list !== null) {
-    if (body.signature !== undefined && body.signature !== null) throw invalid("invalid body field 'signature': send either signatures or signature, not both");
-    if (!Array.isArray(list) || list.length === 0 || list.length > MAX_SIGNATURES) {
-      throw invalid(`invalid body field 'signatures': must be an array of 1 to ${MAX_SIGNATURES} signatures, one per HTLC output`);
-    }
-    return list.map((s, i) => normalize(s, `signatures[${i}]`));
+/** The signatures of an instant-refund body, normalized; undefined when it has none (the service-held key signs). */
+function signaturesOf(body: Static<typeof BITCOIN_ACTION_BODIES['instant-refund']>): string[] | undefined {
+  if ('signatures' in body && body.signatures !== undefined) {
+    if ('signature' in body && body.signature !== undefined) throw invalid("invalid body field 'signature': send either signatures or signature, not both");
+    return normalizedSignatures(body.signatures, 'signatures');
   }
-  if (body.signature !== undefined && body.signature !== null && body.signature !== '') return [normalize(body.signature, 'signature')];
+  if ('signature' in body && body.signature !== undefined) return normalizedSignatures([body.signature], 'signature');
   return undefined;
 }
 
-/** A hex string body field, without 0x and lower case; the error names the field. */
-function stringField(body: Record<string, unknown>, field: string, pattern: RegExp, problem: string): string {
-  const value = body[field];
-  if (value === undefined || value === null || value === '') throw invalid(`invalid body field '${field}': is required`);
-  if (typeof value !== 'string' || !pattern.test(value)) throw invalid(`invalid body field '${field}': ${problem}`);
-  return value.replace(/^0x/, '').toLowerCase();
+/** Signatures as lower-case hex without 0x; 400 naming the field for one that is not a SIGHASH_SINGLE|ANYONECANPAY signature. */
+function normalizedSignatures(signatures: readonly string[], field: string): string[] {
+  if (signatures.length === 0 || signatures.length > MAX_SIGNATURES) {
+    throw invalid(`invalid body field '${field}': must be an array of 1 to ${MAX_SIGNATURES} signatures, one per HTLC output`);
+  }
+  return signatures.map((signature, i) => {
+    if (!SACP_SIGNATURE.test(signature)) throw invalid(`invalid body field '${field === 'signature' ? field : `${field}[${i}]`}': ${SacpSignature.errorMessage}`);
+    return signature.replace(/^0x/, '').toLowerCase();
+  });
 }
 
 /** Builds a spend; a value too small for the fee is the HTLC's state (409), anything else a fault. */
@@ -440,7 +439,7 @@ function build<T>(action: string, make: () => T): T {
 }
 
 const noInstantRefund = (orderId: string) =>
-  conflict(`order ${orderId}: the destination is initiated or being funded, so no instant refund: refund after the source timelock`);
+  new AppError('instant_refund_closed', `order ${orderId}: the destination is initiated or being funded, so no instant refund: refund after the source timelock`);
 
 const noFeeUtxo = (chain: Chain, wallet: string) =>
   new AppError('unavailable', `instant-refund: the solver's wallet ${wallet} on ${chain.key} has no mined output free to pay the fee`);

@@ -3,6 +3,7 @@ import { evmFeeClaims } from './fee-claims.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
+import { EVM_ACTION_BODIES } from './action-bodies.ts';
 import { anyCase, hexHashKey } from '../family.ts';
 import { evmChainId, evmHtlc, normalizeEvmAddress } from './index.ts';
 import { connectEvmChain } from './runtime.ts';
@@ -25,6 +26,7 @@ export const evmAdapter: ChainAdapter = {
   }),
   // The relayer pays the gas of every action it sends.
   servicePays: () => true,
+  actionBodies: EVM_ACTION_BODIES,
   // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
   servesInstantRefundHash: true,
   feeClaims: evmFeeClaims,

@@ -2,17 +2,17 @@ import { createHash } from 'node:crypto';
 import {
   getAddress,
   hashTypedData,
-  isHex,
   recoverTypedDataAddress,
-  size,
   type Address,
   type Hex,
   type LocalAccount,
   type PublicClient,
   type TypedDataDefinition,
 } from 'viem';
-import { AppError, conflict, invalid } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
 import { sourceTerms } from '../../orders/source-terms.ts';
+import { performWith } from '../../relayer/action-bodies.ts';
+import { EVM_ACTION_BODIES } from './action-bodies.ts';
 import { jobKey, liveActionJob, type RelayerAction } from '../../relayer/actions.ts';
 import { instantRefundOpen, mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
 import type { Db } from '../../store/database.ts';
@@ -33,10 +33,7 @@ export interface EvmClientActionsDeps {
   solverSigner?: LocalAccount;
 }
 
-const HEX64 = /^(0x)?[0-9a-fA-F]{64}$/;
 const SIGNATURE = /^(0x)?([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
-/** A contract initiator's signature may be any length its ERC-1271 check takes (bounded: 8 KB). */
-const ANY_SIGNATURE = /^(0x)?([0-9a-fA-F]{2}){1,8192}$/;
 
 /**
  * The order actions on one EVM chain: each checks the request against the stored order and the
@@ -50,18 +47,12 @@ export class EvmClientActions implements ClientActions {
     private readonly deps: EvmClientActionsDeps,
   ) {}
 
-  perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob> {
-    switch (action) {
-      case 'initiate':
-        return this.initiate(order, body);
-      case 'redeem':
-        return this.redeem(order, body);
-      case 'refund':
-        return this.refund(order);
-      case 'instant-refund':
-        return this.instantRefund(order, body);
-    }
-  }
+  readonly perform = performWith(EVM_ACTION_BODIES, {
+    initiate: (order, body) => this.initiate(order, hexOf(body.signature)),
+    redeem: (order, body) => this.redeem(order, hexOf(body.secret)),
+    refund: (order) => this.refund(order),
+    'instant-refund': (order, body) => this.instantRefund(order, hexOf(body.signature)),
+  });
 
   /**
    * The EIP-712 digest of Refund(orderId) for the source: what the initiator signs (a raw signature of
@@ -70,18 +61,15 @@ export class EvmClientActions implements ClientActions {
    */
   async instantRefundDigest(order: OrderRecord): Promise<string> {
     const asset = this.evmAsset(order.source);
-    if (!(await instantRefundOpen(this.db, order.id))) {
-      throw conflict(`order ${order.id}: the destination is initiated, so no instant refund: refund after the source timelock`);
-    }
+    if (!(await instantRefundOpen(this.db, order.id))) throw instantRefundClosed(order.id);
     return hashTypedData(refundTypedData({ chainId: evmChainId(asset.chain), htlc: getAddress(asset.htlc.address), orderId: `0x${order.source.swapId}` }));
   }
 
-  private async initiate(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+  private async initiate(order: OrderRecord, signature: Hex): Promise<RelayerJob> {
     const asset = this.evmAsset(order.source);
     if (asset.token.schema === 'evm:native') {
-      throw invalid('initiate: the source is native ether, which cannot be pulled with a signature: broadcast initiate_transaction yourself');
+      throw new AppError('not_supported', 'initiate: the source is native ether, which cannot be pulled with a signature: broadcast initiate_transaction yourself');
     }
-    const signature = hexField(body, 'signature', ANY_SIGNATURE, 'must be a signature in hex');
     const terms = sourceTerms(order, this.registry)!;
     const typedData = initiateTypedData({
       chainId: evmChainId(asset.chain),
@@ -96,16 +84,16 @@ export class EvmClientActions implements ClientActions {
     const existing = await liveActionJob(this.db, order.id, 'initiate');
     if (existing) return existing;
     if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
-      throw conflict(`order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
+      throw new AppError('deadline_passed', `order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
     }
-    if (order.source.initiateTxHash !== '') throw conflict(`order ${order.id}: the source is already initiated`);
+    if (order.source.initiateTxHash !== '') throw new AppError('already_initiated', `order ${order.id}: the source is already initiated`);
     // With the node out of reach the initiate is accepted all the same: its job waits for the node, and
     // its simulation there refuses it if the source was initiated meanwhile.
     const onChain = await this.htlcOrder(order.source, asset).catch((err: unknown) => {
-      if (err instanceof AppError && err.code === 'unavailable') return undefined;
+      if (err instanceof AppError && err.code === 'chain_unavailable') return undefined;
       throw err;
     });
-    if (onChain && onChain.initiator !== ZERO_ADDRESS) throw conflict(`order ${order.id}: the source is already initiated on chain`);
+    if (onChain && onChain.initiator !== ZERO_ADDRESS) throw new AppError('already_initiated', `order ${order.id}: the source is already initiated on chain`);
     return this.enqueue(order, 'initiate', asset, {
       kind: 'initiate',
       htlc: getAddress(asset.htlc.address),
@@ -118,18 +106,17 @@ export class EvmClientActions implements ClientActions {
     });
   }
 
-  private async redeem(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+  private async redeem(order: OrderRecord, secret: Hex): Promise<RelayerJob> {
     const asset = this.evmAsset(order.destination);
-    // Safety rule 3: exactly 32 bytes.
-    const secret = hexField(body, 'secret', HEX64, 'must be the 32-byte secret as 64 hex characters');
+    // Safety rule 3: exactly 32 bytes (the body's schema), hashing to the order's secret hash.
     if (createHash('sha256').update(Buffer.from(secret.slice(2), 'hex')).digest('hex') !== order.secretHash) {
-      throw invalid("secret: its sha256 is not the order's secret_hash");
+      throw new AppError('secret_mismatch', "invalid body field 'secret': its sha256 is not the order's secret_hash");
     }
     const existing = await liveActionJob(this.db, order.id, 'redeem');
     if (existing) return existing;
     const onChain = await this.htlcOrder(order.destination, asset);
-    if (onChain.initiator === ZERO_ADDRESS) throw conflict(`order ${order.id}: the destination is not initiated on chain yet`);
-    if (onChain.fulfilledAt !== 0n) throw conflict(`order ${order.id}: the destination is already redeemed or refunded`);
+    if (onChain.initiator === ZERO_ADDRESS) throw new AppError('not_initiated', `order ${order.id}: the destination is not initiated on chain yet`);
+    if (onChain.fulfilledAt !== 0n) throw new AppError('already_settled', `order ${order.id}: the destination is already redeemed or refunded`);
     return this.enqueue(order, 'redeem', asset, {
       kind: 'redeem',
       htlc: getAddress(asset.htlc.address),
@@ -148,20 +135,20 @@ export class EvmClientActions implements ClientActions {
     // The contract refunds from block initiatedAt + timelock + 1 on; the transaction lands in latest + 1 at best.
     const refundableAt = onChain.initiatedAt + onChain.timelock + 1n;
     if (latest + 1n < refundableAt) {
-      throw conflict(
+      throw new AppError(
+        'not_expired',
         `order ${order.id}: the source HTLC has not expired: refundable from block ${refundableAt}, the chain is at ${latest}`,
       );
     }
     return this.enqueue(order, 'refund', asset, { kind: 'refund', htlc: getAddress(asset.htlc.address), orderId: `0x${order.source.swapId}` });
   }
 
-  private async instantRefund(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+  private async instantRefund(order: OrderRecord, consent: Hex): Promise<RelayerJob> {
     const asset = this.evmAsset(order.source);
     const htlc = getAddress(asset.htlc.address);
     const orderIdHex: Hex = `0x${order.source.swapId}`;
     const refund = refundTypedData({ chainId: evmChainId(asset.chain), htlc, orderId: orderIdHex });
     // The initiator's consent: its signature of Refund(orderId), as the solver gives the contract.
-    const consent = hexField(body, 'signature', ANY_SIGNATURE, "must be the source initiator's EIP-712 signature of Refund(orderId) in hex");
     await this.checkInitiatorSignature(asset, getAddress(order.source.initiator), refund, consent, 'Refund(orderId) of this source');
     const existing = await liveActionJob(this.db, order.id, 'instant-refund');
     if (existing) return existing;
@@ -172,9 +159,7 @@ export class EvmClientActions implements ClientActions {
     }
     await this.openSource(order, asset);
     // Last, after every other check: from here on the solver never funds this destination (rule 5).
-    if (!(await mayCoSignInstantRefund(this.db, order.id))) {
-      throw conflict(`order ${order.id}: the destination is initiated, so no instant refund: refund after the source timelock`);
-    }
+    if (!(await mayCoSignInstantRefund(this.db, order.id))) throw instantRefundClosed(order.id);
     const signature = await solver.signTypedData(refund);
     return this.enqueue(order, 'instant-refund', asset, { kind: 'instant-refund', htlc, orderId: orderIdHex, signature });
   }
@@ -182,8 +167,8 @@ export class EvmClientActions implements ClientActions {
   /** The source HTLC on chain, which must be initiated and neither redeemed nor refunded. */
   private async openSource(order: OrderRecord, asset: Asset, blockNumber?: bigint): Promise<OnChainHtlcOrder> {
     const onChain = await this.htlcOrder(order.source, asset, blockNumber);
-    if (onChain.initiator === ZERO_ADDRESS) throw conflict(`order ${order.id}: the source is not initiated on chain`);
-    if (onChain.fulfilledAt !== 0n) throw conflict(`order ${order.id}: the source is already redeemed or refunded`);
+    if (onChain.initiator === ZERO_ADDRESS) throw new AppError('not_initiated', `order ${order.id}: the source is not initiated on chain`);
+    if (onChain.fulfilledAt !== 0n) throw new AppError('already_settled', `order ${order.id}: the source is already redeemed or refunded`);
     return onChain;
   }
 
@@ -207,22 +192,22 @@ export class EvmClientActions implements ClientActions {
     } catch (err) {
       const signer = SIGNATURE.test(signature) ? await recoverTypedDataAddress({ ...typedData, signature }).catch(() => undefined) : undefined;
       if (signer === initiator) return;
-      throw new AppError('unavailable', `cannot read the initiator on ${asset.chain.key}`, { cause: err });
+      throw new AppError('chain_unavailable', `cannot read the initiator on ${asset.chain.key}`, { cause: err });
     }
     if (code && code !== '0x') {
       const accepted = await client.verifyTypedData({ ...typedData, address: initiator, signature }).catch(() => false);
-      if (!accepted) throw invalid(`signature: the initiator contract ${initiator} does not accept it for ${what} (ERC-1271)`);
+      if (!accepted) throw new AppError('invalid_signature', `invalid body field 'signature': the initiator contract ${initiator} does not accept it for ${what} (ERC-1271)`);
       return;
     }
-    if (!SIGNATURE.test(signature)) throw invalid(`invalid body field 'signature': must be a 65-byte ECDSA signature in hex`);
+    if (!SIGNATURE.test(signature)) throw new AppError('invalid_signature', `invalid body field 'signature': must be a 65-byte ECDSA signature in hex`);
     let signer: Address;
     try {
       signer = await recoverTypedDataAddress({ ...typedData, signature });
     } catch {
-      throw invalid('signature: not a valid ECDSA signature');
+      throw new AppError('invalid_signature', "invalid body field 'signature': not a valid ECDSA signature");
     }
     if (signer !== initiator) {
-      throw invalid(`signature: signed by ${signer}, not by the source initiator ${initiator} over ${what}`);
+      throw new AppError('invalid_signature', `invalid body field 'signature': signed by ${signer}, not by the source initiator ${initiator} over ${what}`);
     }
   }
 
@@ -231,7 +216,7 @@ export class EvmClientActions implements ClientActions {
       return await readHtlcOrder(this.deps.client, getAddress(asset.htlc.address), `0x${swap.swapId}`, blockNumber);
     } catch (err) {
       if (err instanceof AppError) throw err;
-      throw new AppError('unavailable', `cannot read the HTLC on ${asset.chain.key}`, { cause: err });
+      throw new AppError('chain_unavailable', `cannot read the HTLC on ${asset.chain.key}`, { cause: err });
     }
   }
 
@@ -243,12 +228,9 @@ export class EvmClientActions implements ClientActions {
   }
 }
 
-/** A hex body field matching `pattern`, as 0x-prefixed lower case; the error names the field. */
-function hexField(body: Record<string, unknown>, field: string, pattern: RegExp, problem: string): Hex {
-  const value = body[field];
-  if (value === undefined || value === null || value === '') throw invalid(`invalid body field '${field}': is required`);
-  if (typeof value !== 'string' || !pattern.test(value)) throw invalid(`invalid body field '${field}': ${problem}`);
-  const hex = (value.startsWith('0x') ? value : `0x${value}`).toLowerCase();
-  if (!isHex(hex) || size(hex) === 0) throw invalid(`invalid body field '${field}': ${problem}`);
-  return hex;
-}
+/** A hex field its schema has checked, as 0x-prefixed lower case. */
+const hexOf = (value: string): Hex => (value.startsWith('0x') ? value : `0x${value}`).toLowerCase() as Hex;
+
+const instantRefundClosed = (orderId: string) =>
+  new AppError('instant_refund_closed', `order ${orderId}: the destination is initiated, so no instant refund: refund after the source timelock`);
+

@@ -1,5 +1,6 @@
 import { solanaSwapWallet } from './swap-wallet.ts';
 import type { ChainAdapter } from '../adapter.ts';
+import { SOLANA_ACTION_BODIES } from './action-bodies.ts';
 import { exactly } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import { normalizeSolanaAddress, normalizeSolanaSignature } from './address.ts';
@@ -20,6 +21,7 @@ export const solanaAdapter: ChainAdapter = {
   quoteInitiate: (_chain, data) => ({ type: 'solana', versioned_tx: data.versioned_tx }),
   initiateExpires: true,
   servicePays: () => true,
+  actionBodies: SOLANA_ACTION_BODIES,
   signingAccess(rpcUrl) {
     const blockhash = new RecentBlockhash(rpcUrl);
     return async () => ({ recentBlockhash: await blockhash.get() });

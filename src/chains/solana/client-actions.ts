@@ -7,8 +7,11 @@ import {
   type Address,
   type Transaction,
 } from '@solana/kit';
-import { AppError, conflict, invalid } from '../../errors.ts';
+import type { Static } from '@sinclair/typebox';
+import { AppError, invalid } from '../../errors.ts';
 import { sourceTerms } from '../../orders/source-terms.ts';
+import { performWith } from '../../relayer/action-bodies.ts';
+import { SOLANA_ACTION_BODIES } from './action-bodies.ts';
 import { jobKey, liveActionJob, type RelayerAction } from '../../relayer/actions.ts';
 import { mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
 import type { Db } from '../../store/database.ts';
@@ -32,7 +35,6 @@ export interface SolanaClientActionsDeps {
 
 /** How many block heights a blockhash stays usable for, on every Solana cluster. */
 const BLOCKHASH_VALIDITY = 150n;
-const HEX64 = /^(0x)?[0-9a-fA-F]{64}$/;
 
 /**
  * The order actions on one Solana chain. Each checks the request against the stored order and the
@@ -52,69 +54,65 @@ export class SolanaClientActions implements ClientActions {
     private readonly deps: SolanaClientActionsDeps,
   ) {}
 
-  perform(order: OrderRecord, action: RelayerAction, body: Record<string, unknown>): Promise<RelayerJob> {
-    switch (action) {
-      case 'initiate':
-        return this.initiate(order, body);
-      case 'redeem':
-        return this.redeem(order, body);
-      case 'refund':
-        return this.refund(order);
-      case 'instant-refund':
-        return this.instantRefund(order);
-    }
-  }
+  readonly perform = performWith(SOLANA_ACTION_BODIES, {
+    initiate: (order, body) => this.initiate(order, body),
+    redeem: (order, body) => this.redeem(order, body.secret),
+    refund: (order) => this.refund(order),
+    'instant-refund': (order) => this.instantRefund(order),
+  });
 
-  private async initiate(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+  private async initiate(order: OrderRecord, body: Static<typeof SOLANA_ACTION_BODIES.initiate>): Promise<RelayerJob> {
     const side = solanaSide(this.registry, this.chain, order.source);
     if (side.kind === 'native') {
-      throw invalid('initiate: a native SOL source has no gasless initiate: sign and send versioned_tx yourself');
+      throw new AppError('not_supported', 'initiate: a native SOL source has no gasless initiate: sign and send versioned_tx yourself');
     }
-    if (body.order_id !== undefined && body.order_id !== order.id) throw invalid("invalid body field 'order_id': is not this order's id");
-    const signed = signedTransactionField(body);
+    if (body.order_id !== undefined && body.order_id.toLowerCase() !== order.id) throw invalid("invalid body field 'order_id': is not this order's id");
+    const signed = signedTransaction(body);
     const existing = await liveActionJob(this.db, order.id, 'initiate');
     if (existing) return existing;
     await this.checkIsOrderInitiate(order, signed);
     if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
-      throw conflict(`order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
+      throw new AppError('deadline_passed', `order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
     }
-    if (order.source.initiateTxHash !== '' || (await this.swap(side, 'processed'))) throw conflict(`order ${order.id}: the source is already initiated`);
+    if (order.source.initiateTxHash !== '' || (await this.swap(side, 'processed'))) {
+      throw new AppError('already_initiated', `order ${order.id}: the source is already initiated`);
+    }
     // The blockhash is at most as old as the order, so it cannot land past this height.
     const lastValid = (await this.read(() => this.deps.reader.blockHeight())) + BLOCKHASH_VALIDITY;
     return this.enqueue(order, 'initiate', 'relayer', { kind: 'client-signed', tx: signed.base64, lastValidBlockHeight: lastValid.toString() });
   }
 
   /** The transaction is the order's gasless initiate with some recent blockhash, signed by the initiator. */
-  private async checkIsOrderInitiate(order: OrderRecord, signed: { base64: string; transaction: Transaction }): Promise<void> {
+  private async checkIsOrderInitiate(order: OrderRecord, signed: SignedInitiate): Promise<void> {
     const terms = sourceTerms(order, this.registry)!;
     const message = signed.transaction.messageBytes;
     let blockhash: string;
     try {
       blockhash = getCompiledTransactionMessageDecoder().decode(message).lifetimeToken;
     } catch {
-      throw invalid("invalid body field 'signature': not a Solana versioned transaction");
+      throw invalid(`invalid body field '${signed.field}': not a Solana versioned transaction`);
     }
     const expected = await solanaSigningData(terms, { gasless: true, relayer: this.deps.relayer, recentBlockhash: blockhash });
     const expectedMessage = getTransactionDecoder().decode(Buffer.from(expected.versioned_tx_gasless!, 'base64')).messageBytes;
     if (Buffer.compare(Buffer.from(message), Buffer.from(expectedMessage)) !== 0) {
       throw invalid(
-        "invalid body field 'signature': the transaction is not this order's initiate: sign versioned_tx_gasless as it is (only its recent blockhash may be newer)",
+        `invalid body field '${signed.field}': the transaction is not this order's initiate: sign versioned_tx_gasless as it is (only its recent blockhash may be newer)`,
       );
     }
     const initiator = order.source.initiator as Address;
     const signature = signed.transaction.signatures[initiator];
     if (!signature || !ed25519.verify(Uint8Array.from(signature), Uint8Array.from(message), Uint8Array.from(getAddressEncoder().encode(initiator)))) {
-      throw invalid(`invalid body field 'signature': the transaction is not signed by the source initiator ${initiator}`);
+      throw new AppError('invalid_signature', `invalid body field '${signed.field}': the transaction is not signed by the source initiator ${initiator}`);
     }
   }
 
-  private async redeem(order: OrderRecord, body: Record<string, unknown>): Promise<RelayerJob> {
+  private async redeem(order: OrderRecord, secret: string): Promise<RelayerJob> {
     const side = solanaSide(this.registry, this.chain, order.destination);
-    const secret = body.secret;
-    // Safety rule 3: exactly 32 bytes.
-    if (typeof secret !== 'string' || !HEX64.test(secret)) throw invalid("invalid body field 'secret': must be the 32-byte secret as 64 hex characters");
+    // Safety rule 3: exactly 32 bytes (the body's schema), hashing to the order's secret hash.
     const bytes = Buffer.from(secret.replace(/^0x/, ''), 'hex');
-    if (createHash('sha256').update(bytes).digest('hex') !== order.secretHash) throw invalid("secret: its sha256 is not the order's secret_hash");
+    if (createHash('sha256').update(bytes).digest('hex') !== order.secretHash) {
+      throw new AppError('secret_mismatch', "invalid body field 'secret': its sha256 is not the order's secret_hash");
+    }
     const existing = await liveActionJob(this.db, order.id, 'redeem');
     if (existing) return existing;
     const onChain = await this.openSwap(order, side, 'destination');
@@ -128,7 +126,7 @@ export class SolanaClientActions implements ClientActions {
     const [onChain, slot] = await Promise.all([this.openSwap(order, side, 'source'), this.read(() => this.deps.reader.slot())]);
     // The program refunds in a slot above the expiry slot; the transaction lands after the current one.
     if (slot < onChain.expirySlot) {
-      throw conflict(`order ${order.id}: the source swap has not expired: refundable after slot ${onChain.expirySlot}, the chain is at slot ${slot}`);
+      throw new AppError('not_expired', `order ${order.id}: the source swap has not expired: refundable after slot ${onChain.expirySlot}, the chain is at slot ${slot}`);
     }
     return this.enqueue(order, 'refund', 'relayer', { ...this.ref(side, onChain), kind: 'refund' });
   }
@@ -148,7 +146,7 @@ export class SolanaClientActions implements ClientActions {
     const onChain = await this.openSwap(order, side, 'source');
     // Last, after every other check: from here on the solver never funds this destination (rule 5).
     if (!(await mayCoSignInstantRefund(this.db, order.id))) {
-      throw conflict(`order ${order.id}: the destination is initiated, so no instant refund: refund after the source timelock`);
+      throw new AppError('instant_refund_closed', `order ${order.id}: the destination is initiated, so no instant refund: refund after the source timelock`);
     }
     return this.enqueue(order, 'instant-refund', 'solver', { ...this.ref(side, onChain), kind: 'instant-refund', redeemer: onChain.redeemer });
   }
@@ -160,7 +158,7 @@ export class SolanaClientActions implements ClientActions {
   /** The side's swap account, which must be on chain (initiated, neither redeemed nor refunded). */
   private async openSwap(order: OrderRecord, side: SolanaSide, which: 'source' | 'destination'): Promise<OnChainSwap> {
     const onChain = await this.swap(side);
-    if (!onChain) throw conflict(`order ${order.id}: the ${which} swap account is not on chain (not initiated yet, or already redeemed or refunded)`);
+    if (!onChain) throw new AppError('not_initiated', `order ${order.id}: the ${which} swap account is not on chain (not initiated yet, or already redeemed or refunded)`);
     return onChain;
   }
 
@@ -172,7 +170,7 @@ export class SolanaClientActions implements ClientActions {
     try {
       return await call();
     } catch (err) {
-      throw new AppError('unavailable', `cannot read ${this.chain.key}`, { cause: err });
+      throw new AppError('chain_unavailable', `cannot read ${this.chain.key}`, { cause: err });
     }
   }
 
@@ -185,16 +183,17 @@ export class SolanaClientActions implements ClientActions {
   }
 }
 
-/** The signed transaction of a gasless initiate: `signature` (Garden's SDK) or `serialized_tx` (Garden's docs), base64. */
-function signedTransactionField(body: Record<string, unknown>): { base64: string; transaction: Transaction } {
-  const field = body.signature !== undefined ? 'signature' : 'serialized_tx';
-  const value = body[field];
-  if (value === undefined || value === null || value === '') throw invalid("invalid body field 'signature': is required (or 'serialized_tx'): the signed versioned_tx_gasless in base64");
-  if (typeof value !== 'string' || value.length > 4096 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) {
-    throw invalid(`invalid body field '${field}': must be a signed Solana transaction in base64`);
-  }
+interface SignedInitiate {
+  field: 'signature' | 'serialized_tx';
+  base64: string;
+  transaction: Transaction;
+}
+
+/** The signed transaction of a gasless initiate, decoded. */
+function signedTransaction(body: Static<typeof SOLANA_ACTION_BODIES.initiate>): SignedInitiate {
+  const [field, base64] = 'signature' in body ? (['signature', body.signature] as const) : (['serialized_tx', body.serialized_tx] as const);
   try {
-    return { base64: value, transaction: getTransactionDecoder().decode(Buffer.from(value, 'base64')) };
+    return { field, base64, transaction: getTransactionDecoder().decode(Buffer.from(base64, 'base64')) };
   } catch {
     throw invalid(`invalid body field '${field}': not a Solana transaction`);
   }
