@@ -68,6 +68,7 @@ export async function startTronLocalnet(options: TronLocalnetOptions = {}): Prom
       async stop() {
         if (timer) clearInterval(timer);
         await new Promise<void>((resolve) => api.server.close(() => resolve()));
+        // anvil saves no pending transactions: the ones accepted since the last block go into one now.
         await chain.mine().catch(() => undefined);
         await anvil.stop();
       },

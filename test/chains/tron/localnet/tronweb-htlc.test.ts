@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import type { TronWeb } from 'tronweb';
+import { TronWeb } from 'tronweb';
 import { decodeEventLog, sha256, toHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { evmHexToTron, initiateTypedData, tronOrderId, tronToEvmHex } from '../../../../src/chains/tron/index.ts';
@@ -183,4 +183,20 @@ test("a watcher's reads cost per block: getblockbylimitnext and gettransactionin
   assert.ok(Number(account.balance) > 0);
   const stranger = evmHexToTron(privateKeyToAccount(generatePrivateKey()).address);
   assert.deepEqual(await post('/wallet/getaccount', { address: stranger }), {}, 'an account without TRX is not activated');
+});
+
+test('visible: true: a call asked with base58 addresses is built with them, and signs and runs as the hex form does', async () => {
+  const tw = c.tronWeb('user');
+  const parameter = tw.utils.abi.encodeParams(['address', 'uint256'], [tronToEvmHex(c.deployment.usdtHtlc), 9]).slice(2);
+  const res = await fetch(`${c.localnet.url}/wallet/triggersmartcontract`, {
+    method: 'POST',
+    body: JSON.stringify({ visible: true, owner_address: tronAddressOf('user'), contract_address: c.deployment.usdt, function_selector: 'approve(address,uint256)', parameter, fee_limit: FEE_LIMIT }),
+  });
+  const built = (await res.json()) as { transaction: { visible: boolean; raw_data: { contract: Array<{ parameter: { value: Record<string, string> } }> } } };
+  const value = built.transaction.raw_data.contract[0]!.parameter.value;
+  assert.deepEqual([built.transaction.visible, value.owner_address, value.contract_address], [true, tronAddressOf('user'), c.deployment.usdt]);
+  const signed = await tw.trx.sign(built.transaction as never);
+  assert.equal((await tw.trx.sendRawTransaction(signed)).result, true);
+  const info = (await tw.trx.getUnconfirmedTransactionInfo((signed as { txID: string }).txID)) as unknown as Info & { contract_address: string };
+  assert.deepEqual([info.receipt.result, info.contract_address], ['SUCCESS', TronWeb.address.toHex(c.deployment.usdt).toLowerCase()]);
 });
