@@ -113,7 +113,10 @@ export class TronChain {
     });
   }
 
-  /** A block at the wall clock's second, and at least a second after its parent: Tron's block times only go up. */
+  /**
+   * A block at the wall clock's second, and at least a second after its parent: Tron's block times only go
+   * up. (EVM times are whole seconds, so blocks faster than one a second run ahead of the clock.)
+   */
   private async mineBlock(): Promise<void> {
     const head = (await this.evmBlock(await this.headNumber()))!;
     await this.anvil.rpc('evm_mine', [Math.max(Math.floor(Date.now() / 1000), head.timestamp + 1)]);

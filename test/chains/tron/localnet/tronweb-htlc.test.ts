@@ -172,6 +172,8 @@ test("a watcher's reads cost per block: getblockbylimitnext and gettransactionin
   assert.equal(parseInt(block[1]!.blockID.slice(0, 16), 16), info.blockNumber);
   assert.deepEqual(block[1]!.transactions?.map((t) => [t.txID, t.ret]), [[info.id, [{ contractRet: 'SUCCESS' }]]]);
   const infos = (await post('/wallet/gettransactioninfobyblocknum', { num: info.blockNumber })) as unknown as Info[];
+  // TronWeb's raw mode asks with GET and the query string: the same answer.
+  assert.deepEqual(await (await fetch(`${c.localnet.url}/wallet/gettransactioninfobyblocknum?num=${info.blockNumber}`)).json(), infos);
   assert.deepEqual(infos.map((i) => [i.id, i.log?.length]), [[info.id, 1]]);
   // Solidified one block later (the tests' depth): not before.
   assert.deepEqual(await post('/walletsolidity/gettransactioninfobyid', { value: info.id }), {});
