@@ -2,15 +2,18 @@
 // started as `hashlock dev` starts it for tron_localnet, with the USDT and HTLC where the registry names
 // them, the dev accounts funded, and what devnet.json and the service get; a restart keeps it all.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { TronWeb } from 'tronweb';
+import { Registry } from '../../../../src/chains/registry.ts';
+import type { RegistryFile } from '../../../../src/chains/registry-schema.ts';
 import { devAccount, privateKeyOf } from '../../../../src/localnet/accounts.ts';
 import { localChainOf } from '../../../../src/localnet/families.ts';
 import type { DevChain } from '../../../../src/localnet/local-chain.ts';
-import { tronAddressOf, tronLocalnetChain } from '../../../helpers/tron-localnet.ts';
+import { LOCALNET_REGISTRY_PATH } from '../../../helpers/fixtures.ts';
+import { TRON_LOCALNET_CHAIN, tronAddressOf, tronLocalnetChain } from '../../../helpers/tron-localnet.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-tron-dev-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -75,4 +78,11 @@ test('hashlock dev runs tron_localnet: the registry\'s USDT and HTLC deployed, T
   } finally {
     await second.stop();
   }
+});
+
+test("tron_localnet's entry fits beside the localnet registry's chains (ids, keys, timelocks), ready to move there once Tron settles", () => {
+  const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
+  assert.ok(!localnet.chains.some((c) => c.chain === TRON_LOCALNET_CHAIN.chain), 'not in the localnet registry while the Tron adapter cannot settle');
+  const registry = new Registry({ ...localnet, chains: [...localnet.chains, TRON_LOCALNET_CHAIN] });
+  assert.equal(registry.asset('tron_localnet:usdt')?.decimals, 6);
 });
