@@ -200,10 +200,14 @@ export class TronChain {
     if (gasLimit < intrinsic) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', `fee_limit ${call.feeLimit} SUN (and the balance) do not cover the ${intrinsic} energy a call starts with`);
     const from = evmAddress(call.owner);
     await this.anvil.rpc('anvil_impersonateAccount', [from]);
-    const evmHash = (await this.anvil.rpc('eth_sendTransaction', [
-      { from, to: evmAddress(call.contract), data: `0x${call.data}`, value: numberToHex(call.callValue * WEI_PER_SUN), gas: numberToHex(gasLimit), gasPrice: numberToHex(this.energyPriceSun * WEI_PER_SUN) },
-    ])) as Hex;
-    await this.anvil.rpc('anvil_stopImpersonatingAccount', [from]);
+    let evmHash: Hex;
+    try {
+      evmHash = (await this.anvil.rpc('eth_sendTransaction', [
+        { from, to: evmAddress(call.contract), data: `0x${call.data}`, value: numberToHex(call.callValue * WEI_PER_SUN), gas: numberToHex(gasLimit), gasPrice: numberToHex(this.energyPriceSun * WEI_PER_SUN) },
+      ])) as Hex;
+    } finally {
+      await this.anvil.rpc('anvil_stopImpersonatingAccount', [from]);
+    }
     this.index.add({ tx, evmHash, gasLimit: gasLimit.toString() });
   }
 

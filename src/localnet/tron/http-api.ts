@@ -16,8 +16,11 @@ const MAX_BODY_BYTES = 1 << 20;
 /** java-tron serves at most 100 blocks per getblockbylimitnext. */
 const MAX_BLOCK_RANGE = 100;
 
-function address41(body: Body, field: string): string {
-  const value = body[field];
+/** The zero address, which TronWeb names as the caller of a constant call when it has no account. */
+const ZERO_ADDRESS = `41${'00'.repeat(20)}`;
+
+function address41(body: Body, field: string, fallback?: string): string {
+  const value = body[field] ?? fallback;
   const normalized = typeof value === 'string' ? normalizeTronAddress(value) : undefined;
   if (normalized === undefined) throw new BadRequest(`${field}: ${JSON.stringify(value)} is not a Tron address`);
   return TronWeb.address.toHex(normalized).toLowerCase();
@@ -37,7 +40,7 @@ function hexField(body: Body, field: string): string {
 }
 
 /** The call data of a trigger request: `data`, or the selector of `function_selector` followed by `parameter`. */
-function callOf(body: Body): ContractCall {
+function callOf(body: Body, ownerFallback?: string): ContractCall {
   let data: string;
   if (typeof body.function_selector === 'string' && body.function_selector !== '') {
     data = keccak256(toBytes(body.function_selector.replace(/\s/g, ''))).slice(2, 10) + hexField(body, 'parameter');
@@ -45,7 +48,7 @@ function callOf(body: Body): ContractCall {
     data = hexField(body, 'data');
   }
   return {
-    owner: address41(body, 'owner_address'),
+    owner: address41(body, 'owner_address', ownerFallback),
     contract: address41(body, 'contract_address'),
     data,
     callValue: BigInt(whole(body, 'call_value', 0)),
@@ -94,7 +97,7 @@ function viewMethods(chain: TronChain): Record<string, Method> {
       if (balance === 0n) return {};
       return { address: body.visible === true ? TronWeb.address.fromHex(owner) : owner, balance: Number(balance) };
     },
-    triggerconstantcontract: (body) => chain.constantCall(callOf(body)),
+    triggerconstantcontract: (body) => chain.constantCall(callOf(body, ZERO_ADDRESS)),
   };
 }
 

@@ -144,6 +144,11 @@ test('bad input is answered, never a crash: a bad address, a garbage broadcast, 
   const notJson = await fetch(`${c.localnet.url}/wallet/getnowblock`, { method: 'POST', body: '{' });
   assert.match(((await notJson.json()) as { Error: string }).Error, /not JSON/);
   assert.equal((await fetch(`${c.localnet.url}/wallet/createtransaction`, { method: 'POST', body: '{}' })).status, 404);
+  // A constant call needs no caller (TronWeb without an account names none): the zero address calls.
+  const noOwner = await fetch(`${c.localnet.url}/wallet/triggerconstantcontract`, { method: 'POST', body: JSON.stringify({ contract_address: c.deployment.usdt, function_selector: 'decimals()' }) });
+  assert.deepEqual(((await noOwner.json()) as { constant_result: string[] }).constant_result, [(6).toString(16).padStart(64, '0')]);
+  const noContract = await fetch(`${c.localnet.url}/wallet/triggerconstantcontract`, { method: 'POST', body: JSON.stringify({ function_selector: 'decimals()' }) });
+  assert.match(((await noContract.json()) as { Error: string }).Error, /^contract_address: /);
   const range = await fetch(`${c.localnet.url}/wallet/getblockbylimitnext`, { method: 'POST', body: JSON.stringify({ startNum: 5, endNum: 500 }) });
   assert.match(((await range.json()) as { Error: string }).Error, /endNum/);
 });
