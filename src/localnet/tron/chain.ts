@@ -2,6 +2,7 @@ import { TronWeb, utils } from 'tronweb';
 import { numberToHex, type Hex } from 'viem';
 import type { AnvilNode } from '../evm/anvil.ts';
 import { blockIdOf, refBlockBytesOf, refBlockHashOf, tronBlockJson, type EvmBlock } from './blocks.ts';
+import { outcomeOf, transactionInfoJson, type EvmReceipt } from './receipts.ts';
 import { TransactionIndex, type IndexedTransaction } from './transaction-index.ts';
 import { checkExpiration, checkHash, checkSignature, checkTapos, TransactionRefused, type TronTransaction } from './transaction-rules.ts';
 
@@ -34,14 +35,6 @@ export interface TronChainOptions {
   solidifyDepth?: number;
   /** After each accepted broadcast, mine a block at once (the on-demand mode of the tests). */
   mineEachTransaction?: boolean;
-}
-
-interface EvmReceipt {
-  status: Hex;
-  gasUsed: Hex;
-  blockNumber: Hex;
-  contractAddress: Hex | null;
-  logs: Array<{ address: Hex; topics: Hex[]; data: Hex }>;
 }
 
 const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
@@ -215,14 +208,9 @@ export class TronChain {
     return ((await this.anvil.rpc('eth_getTransactionReceipt', [entry.evmHash])) as EvmReceipt | null) ?? undefined;
   }
 
-  private static outcome(entry: IndexedTransaction, receipt: EvmReceipt): 'SUCCESS' | 'REVERT' | 'OUT_OF_ENERGY' {
-    if (Number(receipt.status) === 1) return 'SUCCESS';
-    return BigInt(receipt.gasUsed) >= BigInt(entry.gasLimit) ? 'OUT_OF_ENERGY' : 'REVERT';
-  }
-
   private async transactionWithResult(entry: IndexedTransaction, receipt?: EvmReceipt): Promise<Record<string, unknown>> {
     const mined = receipt ?? (await this.receipt(entry));
-    return { ...entry.tx, ...(mined ? { ret: [{ contractRet: TronChain.outcome(entry, mined) }] } : {}) };
+    return { ...entry.tx, ...(mined ? { ret: [{ contractRet: outcomeOf(entry, mined) }] } : {}) };
   }
 
   /** The entry of `txID` and its receipt, once in a block of the view asked for (any block, or a solidified one). */
@@ -255,22 +243,6 @@ export class TronChain {
   }
 
   private async info(entry: IndexedTransaction, receipt: EvmReceipt): Promise<Record<string, unknown>> {
-    const block = (await this.evmBlock(Number(receipt.blockNumber)))!;
-    const outcome = TronChain.outcome(entry, receipt);
-    const energy = BigInt(receipt.gasUsed);
-    const fee = energy * this.energyPriceSun;
-    const contract = entry.tx.raw_data.contract[0]!.parameter.value;
-    const contractAddress = String(contract.contract_address);
-    return {
-      id: entry.tx.txID.toLowerCase(),
-      fee: Number(fee),
-      blockNumber: block.number,
-      blockTimeStamp: block.timestamp * 1000,
-      contractResult: [''],
-      contract_address: TronWeb.address.toHex(contractAddress).toLowerCase(),
-      receipt: { energy_fee: Number(fee), energy_usage_total: Number(energy), result: outcome },
-      log: receipt.logs.map((log) => ({ address: strip(log.address), topics: log.topics.map(strip), data: strip(log.data) })),
-      ...(outcome === 'SUCCESS' ? {} : { result: 'FAILED', resMessage: Buffer.from(outcome === 'REVERT' ? 'REVERT opcode executed' : 'Not enough energy').toString('hex') }),
-    };
+    return transactionInfoJson(entry, receipt, (await this.evmBlock(Number(receipt.blockNumber)))!, this.energyPriceSun);
   }
 }
