@@ -76,7 +76,7 @@ export const RegistryChainSchema = Type.Object(
       Type.String({
         minLength: 1,
         description:
-          'network of non-EVM chains: bitcoin family bitcoin|bitcoin_testnet|bitcoin_regtest|litecoin|litecoin_testnet|litecoin_regtest; starknet SN_MAIN|SN_SEPOLIA; solana mainnet|devnet|testnet|localnet; tron mainnet|nile|shasta',
+          'network of non-EVM chains: bitcoin family bitcoin|bitcoin_testnet|bitcoin_regtest|litecoin|litecoin_testnet|litecoin_regtest; starknet SN_MAIN|SN_SEPOLIA; solana mainnet|devnet|testnet|localnet; tron mainnet|nile|shasta|localnet',
       }),
     ),
     native_asset: Key,

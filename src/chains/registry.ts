@@ -103,7 +103,7 @@ export const NETWORKS: Partial<Record<Family, readonly string[]>> = {
   bitcoin: ['bitcoin', 'bitcoin_testnet', 'bitcoin_regtest', 'litecoin', 'litecoin_testnet', 'litecoin_regtest'],
   starknet: ['SN_MAIN', 'SN_SEPOLIA'],
   solana: ['mainnet', 'devnet', 'testnet', 'localnet'],
-  tron: ['mainnet', 'nile', 'shasta'],
+  tron: ['mainnet', 'nile', 'shasta', 'localnet'],
 };
 
 function buildChain(c: RegistryChain, where: string): Chain {

@@ -73,12 +73,12 @@ export function mockArtifacts(): Record<string, ContractArtifact> {
 
 export type Chain = Awaited<ReturnType<typeof startChain>>;
 
-/** Starts anvil and returns clients plus helpers bound to it. Call `stop()` in `after`. */
-export async function startChain() {
-  const anvil: AnvilNode = await startAnvil({ chainId: CHAIN_ID });
+/** Starts anvil (chain id 31337 unless told) and returns clients plus helpers bound to it. Call `stop()` in `after`. */
+export async function startChain(chainId: number = CHAIN_ID) {
+  const anvil: AnvilNode = await startAnvil({ chainId });
   const transport = http(anvil.rpcUrl);
   const chain = defineChain({
-    id: CHAIN_ID,
+    id: chainId,
     name: 'anvil',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [anvil.rpcUrl] } },

@@ -1,0 +1,248 @@
+import { TronWeb, utils } from 'tronweb';
+import { numberToHex, type Hex } from 'viem';
+import type { AnvilNode } from '../evm/anvil.ts';
+import { blockIdOf, refBlockBytesOf, refBlockHashOf, tronBlockJson, type EvmBlock } from './blocks.ts';
+import { outcomeOf, transactionInfoJson, type EvmReceipt } from './receipts.ts';
+import { TransactionIndex, type IndexedTransaction } from './transaction-index.ts';
+import { checkExpiration, checkHash, checkSignature, checkTapos, TransactionRefused, type TronTransaction } from './transaction-rules.ts';
+
+/** TRX has 6 decimals (SUN); the EVM's ether 18: one SUN is 10^12 wei. */
+export const WEI_PER_SUN = 10n ** 12n;
+/** SUN per unit of energy (mainnet's price in 2025); energy is approximated by EVM gas. */
+export const DEFAULT_ENERGY_PRICE_SUN = 100n;
+/** java-tron's cap on fee_limit: 15,000 TRX. */
+export const MAX_FEE_LIMIT_SUN = 15_000_000_000n;
+/** How long a transaction the node builds stays valid past the head block, as java-tron builds them. */
+export const BUILT_EXPIRATION_MS = 60_000;
+/** anvil's block gas limit: the most energy one transaction gets, whatever its fee_limit. */
+const BLOCK_GAS_LIMIT = 30_000_000n;
+
+/** A call as `wallet/triggersmartcontract` and `wallet/triggerconstantcontract` take it, addresses as 41-hex. */
+export interface ContractCall {
+  owner: string;
+  contract: string;
+  data: string;
+  callValue: bigint;
+  feeLimit: bigint;
+}
+
+export interface TronChainOptions {
+  anvil: AnvilNode;
+  /** Where the transaction index is kept (beside anvil's state); none keeps it in memory. */
+  indexFile?: string;
+  energyPriceSun?: bigint;
+  /** Blocks behind the head at which a block counts as solidified (the `walletsolidity/` view); Tron's is 19. */
+  solidifyDepth?: number;
+  /** After each accepted broadcast, mine a block at once (the on-demand mode of the tests). */
+  mineEachTransaction?: boolean;
+}
+
+const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
+const evmAddress = (tron41: string): Hex => `0x${tron41.slice(2)}`;
+
+/**
+ * Tron's chain over anvil: blocks are anvil's blocks, a transaction is checked by Tron's rules, then run
+ * on anvil as its owner (impersonated, once the signature has proven ownership) with a gas limit from
+ * its fee_limit, and indexed by txID. Broadcasts and mining go through one queue, so checks, sends and
+ * blocks never interleave.
+ */
+export class TronChain {
+  readonly anvil: AnvilNode;
+  private readonly index: TransactionIndex;
+  private readonly energyPriceSun: bigint;
+  private readonly solidifyDepth: number;
+  private readonly mineEachTransaction: boolean;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: TronChainOptions) {
+    this.anvil = options.anvil;
+    this.index = new TransactionIndex(options.indexFile);
+    this.energyPriceSun = options.energyPriceSun ?? DEFAULT_ENERGY_PRICE_SUN;
+    this.solidifyDepth = options.solidifyDepth ?? 19;
+    this.mineEachTransaction = options.mineEachTransaction ?? false;
+  }
+
+  /** Runs `task` after everything queued before it. */
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async headNumber(): Promise<number> {
+    return Number(await this.anvil.rpc('eth_blockNumber'));
+  }
+
+  /** The newest solidified block's number. */
+  async solidNumber(): Promise<number> {
+    return Math.max(0, (await this.headNumber()) - this.solidifyDepth);
+  }
+
+  async evmBlock(number: number): Promise<EvmBlock | undefined> {
+    const block = (await this.anvil.rpc('eth_getBlockByNumber', [numberToHex(number), false])) as { number: Hex; hash: Hex; parentHash: Hex; timestamp: Hex; transactions: Hex[] } | null;
+    if (!block) return undefined;
+    return { number: Number(block.number), hash: block.hash, parentHash: block.parentHash, timestamp: Number(block.timestamp), transactions: block.transactions };
+  }
+
+  async blockId(number: number): Promise<string | undefined> {
+    const block = await this.evmBlock(number);
+    return block && blockIdOf(block.number, block.hash);
+  }
+
+  /** Block `number` in Tron's JSON with its Tron transactions, or undefined past the head (or the solidified block). */
+  async block(number: number, confirmed = false): Promise<Record<string, unknown> | undefined> {
+    if (number < 0 || number > (confirmed ? await this.solidNumber() : await this.headNumber())) return undefined;
+    const block = await this.evmBlock(number);
+    if (!block) return undefined;
+    const transactions = await Promise.all(block.transactions.flatMap((hash) => this.index.byEvm(hash) ?? []).map((entry) => this.transactionWithResult(entry)));
+    return tronBlockJson(block, transactions);
+  }
+
+  /** Mines one block now. */
+  mine(): Promise<void> {
+    return this.serial(async () => {
+      await this.mineBlock();
+      this.index.save();
+    });
+  }
+
+  /**
+   * A block at the wall clock's second, and at least a second after its parent: Tron's block times only go
+   * up. (EVM times are whole seconds, so blocks faster than one a second run ahead of the clock.)
+   */
+  private async mineBlock(): Promise<void> {
+    const head = (await this.evmBlock(await this.headNumber()))!;
+    await this.anvil.rpc('evm_mine', [Math.max(Math.floor(Date.now() / 1000), head.timestamp + 1)]);
+  }
+
+  /** The transaction java-tron's `wallet/triggersmartcontract` builds: referencing the head block, valid for a minute past it. */
+  async buildTrigger(call: ContractCall, visible: boolean): Promise<Record<string, unknown>> {
+    const head = (await this.evmBlock(await this.headNumber()))!;
+    const code = (await this.anvil.rpc('eth_getCode', [evmAddress(call.contract), 'latest'])) as Hex;
+    if (strip(code) === '') throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', 'No contract or not a valid smart contract');
+    const address = (hex41: string) => (visible ? TronWeb.address.fromHex(hex41) : hex41);
+    const value: Record<string, unknown> = { data: call.data, owner_address: address(call.owner), contract_address: address(call.contract) };
+    if (call.callValue > 0n) value.call_value = Number(call.callValue);
+    const raw_data = {
+      contract: [{ parameter: { value, type_url: 'type.googleapis.com/protocol.TriggerSmartContract' }, type: 'TriggerSmartContract' }],
+      ref_block_bytes: refBlockBytesOf(head.number),
+      ref_block_hash: refBlockHashOf(blockIdOf(head.number, head.hash)),
+      expiration: head.timestamp * 1000 + BUILT_EXPIRATION_MS,
+      fee_limit: Number(call.feeLimit),
+      timestamp: Date.now(),
+    };
+    const pb: unknown = utils.transaction.txJsonToPb({ raw_data, visible });
+    return { visible, txID: strip(utils.transaction.txPbToTxID(pb)), raw_data, raw_data_hex: utils.transaction.txPbToRawDataHex(pb) };
+  }
+
+  /** `wallet/triggerconstantcontract`: the call run on the head state, nothing kept. */
+  async constantCall(call: Omit<ContractCall, 'feeLimit'>): Promise<Record<string, unknown>> {
+    const request = { from: evmAddress(call.owner), to: evmAddress(call.contract), data: `0x${call.data}`, value: numberToHex(call.callValue * WEI_PER_SUN) };
+    try {
+      const [result, gas] = await Promise.all([this.anvil.rpc('eth_call', [request, 'latest']) as Promise<Hex>, this.anvil.rpc('eth_estimateGas', [request, 'latest']).catch(() => '0x0') as Promise<Hex>]);
+      return { result: { result: true }, energy_used: Number(gas), constant_result: [strip(result)] };
+    } catch (err) {
+      const message = (err as Error).message;
+      return { result: { code: 'CONTRACT_EXE_ERROR', message: Buffer.from(message).toString('hex') }, energy_used: 0, constant_result: [''] };
+    }
+  }
+
+  /** The TRX balance of a 41-hex address, in SUN. */
+  async balanceSun(address: string): Promise<bigint> {
+    return BigInt((await this.anvil.rpc('eth_getBalance', [evmAddress(address), 'latest'])) as Hex) / WEI_PER_SUN;
+  }
+
+  /**
+   * `wallet/broadcasttransaction`: Tron's checks in turn (bytes and id, the owner's signature,
+   * expiration, the reference block, a duplicate), then the call runs on anvil from the owner with
+   * energy up to its fee_limit (and the owner's balance) at the energy price.
+   */
+  broadcast(body: unknown): Promise<{ result: true; txid: string } | { code: string; txid?: string; message: string }> {
+    return this.serial(async () => {
+      let txid: string | undefined;
+      try {
+        const { tx, call } = checkHash(body);
+        txid = tx.txID.toLowerCase();
+        await checkSignature(tx, call.owner);
+        const head = (await this.evmBlock(await this.headNumber()))!;
+        checkExpiration(call.expiration, head.timestamp * 1000);
+        await checkTapos(call, head.number, (n) => this.blockId(n));
+        if (this.index.has(txid)) throw new TransactionRefused('DUP_TRANSACTION_ERROR', 'Dup transaction.');
+        await this.run(tx, call);
+      } catch (err) {
+        if (!(err instanceof TransactionRefused)) throw err;
+        return { code: err.code, ...(txid ? { txid } : {}), message: Buffer.from(err.message).toString('hex') };
+      }
+      if (this.mineEachTransaction) await this.mineBlock();
+      this.index.save();
+      return { result: true as const, txid };
+    });
+  }
+
+  private async run(tx: TronTransaction, call: ReturnType<typeof checkHash>['call']): Promise<void> {
+    if (call.feeLimit <= 0n || call.feeLimit > MAX_FEE_LIMIT_SUN) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', `fee_limit must be from 1 to ${MAX_FEE_LIMIT_SUN} SUN`);
+    const balance = await this.balanceSun(call.owner);
+    if (balance < call.callValue) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', `balance ${balance} SUN is not enough for call_value ${call.callValue}`);
+    const code = (await this.anvil.rpc('eth_getCode', [evmAddress(call.contract), 'latest'])) as Hex;
+    if (strip(code) === '') throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', 'No contract or not a valid smart contract');
+    // Energy up to fee_limit, and no more than the TRX left after call_value pays for (java-tron caps it the same way).
+    const affordable = balance - call.callValue < call.feeLimit ? balance - call.callValue : call.feeLimit;
+    let gasLimit = affordable / this.energyPriceSun;
+    if (gasLimit > BLOCK_GAS_LIMIT) gasLimit = BLOCK_GAS_LIMIT;
+    const intrinsic = 21_000n + BigInt(Buffer.from(call.data, 'hex').reduce((sum, byte) => sum + (byte === 0 ? 4 : 16), 0));
+    if (gasLimit < intrinsic) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', `fee_limit ${call.feeLimit} SUN (and the balance) do not cover the ${intrinsic} energy a call starts with`);
+    const from = evmAddress(call.owner);
+    await this.anvil.rpc('anvil_impersonateAccount', [from]);
+    let evmHash: Hex;
+    try {
+      evmHash = (await this.anvil.rpc('eth_sendTransaction', [
+        { from, to: evmAddress(call.contract), data: `0x${call.data}`, value: numberToHex(call.callValue * WEI_PER_SUN), gas: numberToHex(gasLimit), gasPrice: numberToHex(this.energyPriceSun * WEI_PER_SUN) },
+      ])) as Hex;
+    } finally {
+      await this.anvil.rpc('anvil_stopImpersonatingAccount', [from]);
+    }
+    this.index.add({ tx, evmHash, gasLimit: gasLimit.toString() });
+  }
+
+  private async receipt(entry: IndexedTransaction): Promise<EvmReceipt | undefined> {
+    return ((await this.anvil.rpc('eth_getTransactionReceipt', [entry.evmHash])) as EvmReceipt | null) ?? undefined;
+  }
+
+  private async transactionWithResult(entry: IndexedTransaction, receipt?: EvmReceipt): Promise<Record<string, unknown>> {
+    const mined = receipt ?? (await this.receipt(entry));
+    return { ...entry.tx, ...(mined ? { ret: [{ contractRet: outcomeOf(entry, mined) }] } : {}) };
+  }
+
+  /** The entry of `txID` and its receipt, once in a block of the view asked for (any block, or a solidified one). */
+  private async mined(txID: string, confirmed: boolean): Promise<{ entry: IndexedTransaction; receipt: EvmReceipt } | undefined> {
+    const entry = this.index.get(strip(txID));
+    const receipt = entry && (await this.receipt(entry));
+    if (!entry || !receipt || (confirmed && Number(receipt.blockNumber) > (await this.solidNumber()))) return undefined;
+    return { entry, receipt };
+  }
+
+  /** `wallet/gettransactionbyid`: the transaction once in a block, with its result; {} before. */
+  async transaction(txID: string, confirmed = false): Promise<Record<string, unknown>> {
+    const found = await this.mined(txID, confirmed);
+    return found ? this.transactionWithResult(found.entry, found.receipt) : {};
+  }
+
+  /** `wallet/gettransactioninfobyid`: the receipt in Tron's shape, logs included; {} before the transaction is in a block (or solidified). */
+  async transactionInfo(txID: string, confirmed = false): Promise<Record<string, unknown>> {
+    const found = await this.mined(txID, confirmed);
+    return found ? this.info(found.entry, found.receipt) : {};
+  }
+
+  /** `wallet/gettransactioninfobyblocknum`: every transaction's info of one block, what a watcher reads per block. */
+  async transactionInfosOfBlock(number: number, confirmed = false): Promise<Record<string, unknown>[]> {
+    if (number > (confirmed ? await this.solidNumber() : await this.headNumber())) return [];
+    const block = await this.evmBlock(number);
+    if (!block) return [];
+    const entries = block.transactions.flatMap((hash) => this.index.byEvm(hash) ?? []);
+    return Promise.all(entries.map(async (entry) => this.info(entry, (await this.receipt(entry))!)));
+  }
+
+  private async info(entry: IndexedTransaction, receipt: EvmReceipt): Promise<Record<string, unknown>> {
+    return transactionInfoJson(entry, receipt, (await this.evmBlock(Number(receipt.blockNumber)))!, this.energyPriceSun);
+  }
+}

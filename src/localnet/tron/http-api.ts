@@ -1,0 +1,175 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TronWeb } from 'tronweb';
+import { keccak256, toBytes } from 'viem';
+import { normalizeTronAddress } from '../../chains/tron/address.ts';
+import type { ContractCall, TronChain } from './chain.ts';
+import { TransactionRefused } from './transaction-rules.ts';
+
+/** A request's fault, answered as java-tron answers one: `{"Error": "..."}`. */
+class BadRequest extends Error {}
+
+type Body = Record<string, unknown>;
+type Method = (body: Body, confirmed: boolean) => Promise<unknown>;
+
+const MAX_BODY_BYTES = 1 << 20;
+/** java-tron serves at most 100 blocks per getblockbylimitnext. */
+const MAX_BLOCK_RANGE = 100;
+
+/** The zero address, which TronWeb names as the caller of a constant call when it has no account. */
+const ZERO_ADDRESS = `41${'00'.repeat(20)}`;
+
+function address41(body: Body, field: string, fallback?: string): string {
+  const value = body[field] ?? fallback;
+  const normalized = typeof value === 'string' ? normalizeTronAddress(value) : undefined;
+  if (normalized === undefined) throw new BadRequest(`${field}: ${JSON.stringify(value)} is not a Tron address`);
+  return TronWeb.address.toHex(normalized).toLowerCase();
+}
+
+function whole(body: Body, field: string, fallback?: number): number {
+  const value = body[field] ?? fallback;
+  const number = typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) throw new BadRequest(`${field}: must be a whole number, got ${JSON.stringify(value)}`);
+  return number;
+}
+
+function hexField(body: Body, field: string): string {
+  const value = body[field] ?? '';
+  if (typeof value !== 'string' || !/^(0x)?([0-9a-fA-F]{2})*$/.test(value)) throw new BadRequest(`${field}: must be hex bytes`);
+  return value.replace(/^0x/, '').toLowerCase();
+}
+
+/** The call data of a trigger request: `data`, or the selector of `function_selector` followed by `parameter`. */
+function callOf(body: Body, ownerFallback?: string): ContractCall {
+  let data: string;
+  if (typeof body.function_selector === 'string' && body.function_selector !== '') {
+    data = keccak256(toBytes(body.function_selector.replace(/\s/g, ''))).slice(2, 10) + hexField(body, 'parameter');
+  } else {
+    data = hexField(body, 'data');
+  }
+  return {
+    owner: address41(body, 'owner_address', ownerFallback),
+    contract: address41(body, 'contract_address'),
+    data,
+    callValue: BigInt(whole(body, 'call_value', 0)),
+    feeLimit: BigInt(whole(body, 'fee_limit', 0)),
+  };
+}
+
+const txid = (body: Body): string => {
+  const value = body.value;
+  if (typeof value !== 'string' || !/^[0-9a-fA-F]{64}$/.test(value)) throw new BadRequest('value: must be a transaction id (64 hex digits)');
+  return value;
+};
+
+/** The methods both views answer (`wallet/` and `walletsolidity/`); `confirmed` is true for the solidified view. */
+function viewMethods(chain: TronChain): Record<string, Method> {
+  const head = async (confirmed: boolean) => (confirmed ? chain.solidNumber() : chain.headNumber());
+  const blockOr = async (number: number, confirmed: boolean) => (await chain.block(number, confirmed)) ?? {};
+  return {
+    getnowblock: async (_body, confirmed) => blockOr(await head(confirmed), confirmed),
+    getblockbynum: async (body, confirmed) => blockOr(whole(body, 'num'), confirmed),
+    getblock: async (body, confirmed) => {
+      const id = body.id_or_num;
+      if (id === undefined || id === '') return blockOr(await head(confirmed), confirmed);
+      if (typeof id === 'string' && /^[0-9a-fA-F]{64}$/.test(id)) return blockOr(parseInt(id.slice(0, 16), 16), confirmed);
+      return blockOr(whole(body, 'id_or_num'), confirmed);
+    },
+    getblockbylimitnext: async (body, confirmed) => {
+      const start = whole(body, 'startNum');
+      const end = whole(body, 'endNum');
+      if (end <= start || end - start > MAX_BLOCK_RANGE) throw new BadRequest(`endNum must be above startNum by 1 to ${MAX_BLOCK_RANGE}`);
+      const blocks = [];
+      for (let n = start; n < end; n++) {
+        const block = await chain.block(n, confirmed);
+        if (!block) break;
+        blocks.push(block);
+      }
+      return blocks.length > 0 ? { block: blocks } : {};
+    },
+    gettransactionbyid: (body, confirmed) => chain.transaction(txid(body), confirmed),
+    gettransactioninfobyid: (body, confirmed) => chain.transactionInfo(txid(body), confirmed),
+    gettransactioninfobyblocknum: (body, confirmed) => chain.transactionInfosOfBlock(whole(body, 'num'), confirmed),
+    getaccount: async (body) => {
+      const owner = address41(body, 'address');
+      const balance = await chain.balanceSun(owner);
+      // Tron knows no account before it is activated; the local chain counts one with TRX as activated.
+      if (balance === 0n) return {};
+      return { address: body.visible === true ? TronWeb.address.fromHex(owner) : owner, balance: Number(balance) };
+    },
+    triggerconstantcontract: (body) => chain.constantCall(callOf(body, ZERO_ADDRESS)),
+  };
+}
+
+/** The full node's own methods (`wallet/` only). */
+function walletMethods(chain: TronChain): Record<string, Method> {
+  return {
+    getblockbyid: async (body) => {
+      const id = txid(body);
+      const block = await chain.block(parseInt(id.slice(0, 16), 16));
+      return block && block.blockID === id.toLowerCase() ? block : {};
+    },
+    triggersmartcontract: async (body) => {
+      const call = callOf(body);
+      try {
+        return { result: { result: true }, transaction: await chain.buildTrigger(call, body.visible === true) };
+      } catch (err) {
+        if (!(err instanceof TransactionRefused)) throw err;
+        return { result: { code: err.code, message: Buffer.from(err.message).toString('hex') } };
+      }
+    },
+    broadcasttransaction: (body) => chain.broadcast(body),
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Body> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (req.method === 'GET') return Object.fromEntries(url.searchParams);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BadRequest('the request body is over 1 MiB');
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new BadRequest('the request body is not JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequest('the request body must be a JSON object');
+  return body as Body;
+}
+
+/** Tron's HTTP API (`/wallet/*`, `/walletsolidity/*`) over `chain`, on 127.0.0.1:`port` (a free one by default). */
+export async function serveTronApi(chain: TronChain, port = 0): Promise<{ server: Server; url: string; port: number }> {
+  const view = viewMethods(chain);
+  const methods = new Map<string, Method>([
+    ...Object.entries({ ...view, ...walletMethods(chain) }).map(([name, fn]) => [`/wallet/${name}`, fn] as const),
+    ...Object.entries(view).map(([name, fn]) => [`/walletsolidity/${name}`, fn] as const),
+  ]);
+  const server = createServer((req, res) => {
+    const reply = (status: number, value: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(value));
+    };
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname.toLowerCase();
+    const method = methods.get(path);
+    if (!method) return reply(404, { Error: `${path}: not a method of the local Tron chain` });
+    readBody(req)
+      .then((body) => method(body, path.startsWith('/walletsolidity/')))
+      .then(
+        (result) => reply(200, result),
+        (err: Error) => (err instanceof BadRequest ? reply(200, { Error: err.message }) : reply(500, { Error: `the local Tron chain failed: ${err.message}` })),
+      );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return { server, url: `http://127.0.0.1:${bound}`, port: bound };
+}
