@@ -289,6 +289,8 @@ describeEachStore('PATCH order actions', (kind) => {
     const res = await patch('v2', o.id, 'redeem', { secret: o.secret.slice(2) });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     assert.ok(!JSON.stringify(res.body).includes(o.secret.slice(2)), 'the secret is not echoed');
+    // Rule 7: the job as the API shows it, never its payload (which holds the secret).
+    assert.deepEqual(Object.keys(res.body.job).sort(), ['action', 'attempts', 'id', 'last_error', 'status', 'tx_hash']);
     const job = await settled(t.store, `${o.id}:redeem`);
     assert.equal(job.status, 'confirmed');
     assert.equal(job.txHash, res.body.result);

@@ -58,6 +58,7 @@ test('the service killed with SIGKILL three times mid-settlement: every swap set
 
     await world!.waitCompleted(service, ids, 120_000);
     await world!.assertSettledOnce(mark, SWAPS, destinationAmount);
+    await world!.assertNothingSecretPrinted(service, mark);
   } finally {
     await service.killed();
   }

@@ -174,6 +174,7 @@ test('every connection of the database terminated every 1.5 s, eight times, duri
   await world!.waitCompleted(service, ids, 180_000);
   assert.equal(service.child.exitCode, null, 'the service never exited');
   await world!.assertSettledOnce(mark, SWAPS, destinationAmount);
+  await world!.assertNothingSecretPrinted(service, mark);
   await assertToldOnce(t, database.url, ids, observers);
   observers.stop();
 });
@@ -206,6 +207,7 @@ test('the PostgreSQL server restarted mid-swap', { skip: serverSkip, timeout: 40
   await world!.waitCompleted(service, ids, 180_000);
   assert.equal(service.child.exitCode, null, 'the service never exited');
   await world!.assertSettledOnce(mark, SWAPS, destinationAmount);
+  await world!.assertNothingSecretPrinted(service, mark);
   await assertToldOnce(t, database.url, ids, observers);
   observers.stop();
 });

@@ -62,6 +62,8 @@ export interface ServiceProcess {
   failedJobs(): Promise<Array<Pick<Job, 'chain' | 'idempotency_key' | 'last_error'>>>;
   killed(): Promise<void>;
   restart(): Promise<void>;
+  /** The keys the process was given (its secret box's, the relayer's, the solver's, the fee signer's), hex. */
+  keys: string[];
 }
 
 /** A job of the service's queue, as a test reads it. */
@@ -143,6 +145,11 @@ export interface ServiceWorld {
   mark(): Promise<Mark>;
   /** Exactly one initiate and one redeem per swap on each chain since `mark`, every amount paid once. */
   assertSettledOnce(mark: Mark, swaps: number, destinationAmount: bigint): Promise<void>;
+  /**
+   * Rule 7 over everything the process printed: none of its keys, the user's, or the secrets the
+   * swaps since `mark` revealed on chain (the service held them before) appears in its output.
+   */
+  assertNothingSecretPrinted(service: ServiceProcess, mark: Mark): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -240,7 +247,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     JSON.stringify({
       ...dev,
       registry: resolve(PACKAGE_ROOT, 'config/registry.localnet.json'),
-      log_level: 'warn',
+      log_level: 'info',
       rate_limit: false,
       chains: Object.fromEntries([
         ...[eth, arb].map((c) => [
@@ -301,6 +308,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     const service: ServiceProcess = {
       api,
       key,
+      keys: [env.HASHLOCK_SECRET_KEY, env.HASHLOCK_RELAYER_KEY, env.HASHLOCK_SOLVER_KEY, env.HASHLOCK_FEE_SIGNER_KEY],
       child: await spawnOne(),
       output: () => output,
       healthy,
@@ -411,6 +419,18 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     },
     // From the block after the newest: what is mined already counts in the balances read now.
     mark: async () => ({ balances: await balances(), blocks: new Map(await Promise.all([eth, arb].map(async (c) => [c, (await c.client.getBlockNumber()) + 1n] as const))) }),
+    assertNothingSecretPrinted: async (service, mark) => {
+      const secrets: string[] = [];
+      for (const c of [eth, arb]) {
+        const logs = await c.client.getLogs({ address: c.deployment.contracts.wbtcHtlc, fromBlock: mark.blocks.get(c)!, toBlock: 'latest' });
+        for (const e of parseEventLogs({ abi: HTLC_EVENTS, eventName: 'Redeemed', logs })) secrets.push(e.args.secret);
+      }
+      assert.ok(secrets.length > 0, 'the swaps revealed their secrets on chain');
+      const output = service.output().toLowerCase();
+      assert.ok(output.split('\n').length > 10, 'the service printed its log');
+      const hidden = [...secrets, ...service.keys, privateKeyOf(devAccount('user'))].map((hex) => hex.replace(/^0x/, '').toLowerCase());
+      for (const value of hidden) assert.ok(!output.includes(value), `rule 7: ${value.slice(0, 6)}... is in the service's output`);
+    },
     assertSettledOnce: async (mark, swaps, destinationAmount) => {
       const start = mark.balances;
       for (const c of [eth, arb]) {
