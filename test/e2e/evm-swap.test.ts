@@ -12,7 +12,7 @@ import { localnetRegistry, randomHex32, SOLVER, USER } from '../helpers/fixtures
 import { destinationFundingAt, instantRefundSigned } from '../helpers/order-flags.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { htlcOrder, newSecret, startChains, type LocalChain } from '../relayer/harness.ts';
-import { instantRefundConsent, openSwapWorld, type SwapWorld } from './harness.ts';
+import { instantRefundConsent, openSwapWorld, swapClient, type SwapWorld } from './harness.ts';
 
 const registry = localnetRegistry();
 let chains: Awaited<ReturnType<typeof startChains>>;
@@ -204,6 +204,46 @@ describeEachStore('EVM swap end to end', (kind) => {
     }
     assert.equal((await htlcOrder(arb, o.order.destination_swap.swap_id)).initiator, ZERO_ADDRESS, 'no destination');
     assert.equal(await destinationFundingAt(w.store.db, o.id), null, 'not even the intent to fund');
+  });
+
+  test("rule 1: an HTLC at the registry's address that locks another token is never matched", async () => {
+    const { usdc, wbtcHtlc, usdcHtlc } = eth.deployment.contracts;
+    // The registry's WBTC HTLC address, locking USDC: the USDC HTLC's code (its token is immutable, in the code).
+    const wbtcHtlcCode = await eth.client.getCode({ address: wbtcHtlc });
+    await eth.node.rpc('anvil_setCode', [wbtcHtlc, await eth.client.getCode({ address: usdcHtlc })]);
+    // A service that has not read this contract's token before (this world's solver read WBTC there, and a
+    // contract's code cannot change on a real chain).
+    const fresh = await openSwapWorld(kind, registry, chains);
+    try {
+      const o = await swapClient(fresh, eth).createOrder(true);
+      const wallet = eth.wallet(user);
+      const send = async (hash: Hex) => assert.equal((await eth.client.waitForTransactionReceipt({ hash })).status, 'success');
+      await send(await wallet.writeContract({ account: user, chain: undefined, address: usdc, abi: erc20Abi, functionName: 'approve', args: [wbtcHtlc, AMOUNT] }));
+      // The order's exact terms at the order's own contract address: only the token differs.
+      await send(
+        await wallet.writeContract({
+          account: user,
+          chain: undefined,
+          address: wbtcHtlc,
+          abi: htlcInitiateAbi,
+          functionName: 'initiate',
+          args: [solverAddress, BigInt(o.order.source_swap.timelock), AMOUNT, o.secretHash],
+        }),
+      );
+      assert.equal((await htlcOrder(eth, o.order.source_swap.swap_id)).amount, AMOUNT, "the order's HTLC order id holds the USDC");
+      const reasons: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const pass = await fresh.step();
+        assert.deepEqual(pass.funded, []);
+        reasons.push(...pass.skipped.filter((s) => s.orderId === o.id).map((s) => s.reason));
+      }
+      assert.ok(reasons.some((r) => /locks another token/.test(r)), reasons.join('; '));
+      assert.equal((await htlcOrder(arb, o.order.destination_swap.swap_id)).initiator, ZERO_ADDRESS, 'no destination');
+      assert.equal(await destinationFundingAt(fresh.store.db, o.id), null, 'not even the intent to fund');
+    } finally {
+      await fresh.close();
+      await eth.node.rpc('anvil_setCode', [wbtcHtlc, wbtcHtlcCode]);
+    }
   });
 
   test('rule 1: the solver funds only once the source has its required confirmations', async () => {
