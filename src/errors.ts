@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'unauthorized', // 401: missing or unknown API key
   'forbidden', // 403: the app may not do this (e.g. gasless without the gasless flag)
   'not_found', // 404: no such resource
+  'method_not_allowed', // 405: the resource takes other methods (GET /mcp: the MCP endpoint is POST only)
   'request_timeout', // 408: the request did not arrive in time
   'conflict', // 409: not allowed in the current state, or a duplicate
   'payload_too_large', // 413: the body is over the size limit
