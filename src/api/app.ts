@@ -39,6 +39,7 @@ import { policyRoutes } from './routes/policy.ts';
 import { registryRoutes } from './routes/registry.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { monitoringRoutes } from './routes/monitoring.ts';
+import { mcpRoutes } from '../mcp/http.ts';
 import { v3OrderRoutes } from './routes/v3-orders.ts';
 import { v3QuoteRoutes } from './routes/v3-quote.ts';
 import { V3_SCHEMAS } from './v3-schemas.ts';
@@ -208,6 +209,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   v3QuoteRoutes(app, ctx);
   v3OrderRoutes(app, ctx);
   monitoringRoutes(app, ctx);
+  mcpRoutes(app, ctx);
   orderActionRoutes(app, ctx);
   gardenRelayerRoutes(app, ctx);
   liquidityRoutes(app, ctx);

@@ -108,4 +108,15 @@ export const V3QuoteRequest = Type.Object({
   nonce: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 128, description: 'Makes creation idempotent per app' }))),
 });
 
+/** `GET /v3/estimate`'s query. */
+export const V3EstimateQuery = Type.Object(
+  {
+    from: Type.String({ minLength: 1, maxLength: 256, description: 'Source asset id' }),
+    to: Type.String({ minLength: 1, maxLength: 256, description: 'Destination asset id' }),
+    from_amount: Type.Optional(BaseUnits),
+    to_amount: Type.Optional(BaseUnits),
+  },
+  { additionalProperties: false },
+);
+
 export const V3_SCHEMAS = [V3Order, V3PaginatedOrders, V3QuoteView, V3PostQuoteResponse, V3EstimateItem];

@@ -6,7 +6,7 @@ import { amountView } from '../../orders/quote-view.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, Ok } from '../schemas.ts';
 
-export const Amount = Type.String({ pattern: '^[0-9]{1,78}$', errorMessage: 'must be a whole number of base units' });
+const Amount = Type.String({ pattern: '^[0-9]{1,78}$', errorMessage: 'must be a whole number of base units' });
 
 
 interface QuoteQuery {

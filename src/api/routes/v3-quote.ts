@@ -8,8 +8,8 @@ import { quoteInitiate, quoteView } from '../../orders/quote-view.ts';
 import { findOrderByNonce, type OrderRecord } from '../../store/orders.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, Ok } from '../schemas.ts';
-import { V3QuoteRequest } from '../v3-schemas.ts';
-import { Amount, priceEntries } from './quotes.ts';
+import { V3EstimateQuery, V3QuoteRequest } from '../v3-schemas.ts';
+import { priceEntries } from './quotes.ts';
 
 type Body = Static<typeof V3QuoteRequest>;
 type LegName = 'source' | 'destination';
@@ -121,7 +121,7 @@ export function v3QuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.get<{ Querystring: { from: string; to: string; from_amount?: string; to_amount?: string } }>(
+  app.get<{ Querystring: Static<typeof V3EstimateQuery> }>(
     '/v3/estimate',
     {
       onRequest: auth.onRequest,
@@ -131,15 +131,7 @@ export function v3QuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
           'Give exactly one of `from_amount` and `to_amount`. One entry per solver that can fill it, best first; ' +
           "`slippage` is the app's default.",
         tags: ['quotes'],
-        querystring: Type.Object(
-          {
-            from: Type.String({ description: 'Source asset id' }),
-            to: Type.String({ description: 'Destination asset id' }),
-            from_amount: Type.Optional(Amount),
-            to_amount: Type.Optional(Amount),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: V3EstimateQuery,
         response: { 200: Ok(Type.Array(Type.Ref('V3EstimateItem'))), ...errorResponses(400, 401, 503) },
       },
     },
