@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { p2wpkh } from '@scure/btc-signer';
 import { decodeFunctionData, erc20Abi } from 'viem';
+import { bitcoinNetwork } from '../../src/chains/bitcoin/network.ts';
 import { htlcInitiateAbi } from '../../src/chains/solidity-htlc/htlc-abi.ts';
 import { CHAIN_INDEX_CHANNEL } from '../../src/store/index-requests.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';
@@ -169,6 +172,33 @@ describeEachStore('the v3 order flow', (kind) => {
       return o.status === 'in_progress' ? o : undefined;
     });
     assert.equal((await call('GET', `/v3/quote/${q.id}`, undefined, null)).body.result.status, 'accepted');
+  });
+
+  test('safety rule 7: the secret and the key the service holds are in none of the v3 answers', async () => {
+    const ltcOwner = p2wpkh(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true), bitcoinNetwork('litecoin_regtest')).address;
+    const created = await call('POST', '/v3/quote', {
+      source: { asset: 'litecoin_localnet:ltc', owner: ltcOwner, amount: '100000000' },
+      destination: { asset: 'arbitrum_localnet:wbtc', owner: USER },
+      slippage: 50,
+    });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const q = created.body.result.quotes[0];
+    assert.equal(q.initiate.type, 'bitcoin');
+    const row = await t.store.db.selectFrom('orders').select(['secret_ciphertext', 'delegate_key_ciphertext']).where('id', '=', q.id).executeTakeFirstOrThrow();
+    const held = [row.secret_ciphertext, row.delegate_key_ciphertext].map((sealed) => {
+      assert.ok(sealed, 'the service holds both');
+      return Buffer.from(t.secrets.open(sealed)).toString('hex');
+    });
+    const answers = [JSON.stringify(created.body)];
+    for (const url of [`/v3/orders/${q.id}`, '/v3/orders?per_page=100', `/v3/quote/${q.id}`]) {
+      const res = await call('GET', url);
+      assert.equal(res.status, 200, url);
+      answers.push(JSON.stringify(res.body));
+    }
+    for (const answer of answers) {
+      assert.ok(answer.includes(q.id), 'an answer about the order');
+      for (const secret of held) assert.equal(answer.toLowerCase().includes(secret), false);
+    }
   });
 
   test('POST /v3/index checks the hash on the source chain and wakes its watcher', async () => {
