@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'unauthorized', // 401: missing or unknown API key
   'forbidden', // 403: the app may not do this (e.g. gasless without the gasless flag)
   'not_found', // 404: no such resource
+  'method_not_allowed', // 405: the resource takes other methods (GET /mcp: the MCP endpoint is POST only)
   'request_timeout', // 408: the request did not arrive in time
   // 409: not allowed in the current state
   'conflict', // a duplicate, or a state not named below

@@ -135,6 +135,8 @@ export interface Worker {
   tick(signal: AbortSignal, wake: () => void): Promise<void>;
   /** The `job_queued` notification (`<chain>:<signer>`) that wakes it. */
   wakeOnJob?: string;
+  /** The `chain_index` notification (`<chain>`) that wakes it: a client reported a transaction there (POST /v3/index). */
+  wakeOnIndex?: string;
   /** A push source of wakes (a node's new-heads subscription); returns its stop. */
   subscribe?(wake: () => void): () => void;
 }

@@ -24,6 +24,7 @@ import { safeErrorText } from './errors.ts';
 import { syncRegistry } from './store/registry-sync.ts';
 import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
 import { VERSION } from './version.ts';
+import { CHAIN_INDEX_CHANNEL } from './store/index-requests.ts';
 import { startWebhookDelivery } from './webhooks/delivery-worker.ts';
 import { enqueueWebhookDeliveries } from './webhooks/outbox.ts';
 
@@ -117,6 +118,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       await runtime.prepare?.().catch((err: unknown) => api.log.warn({ err, chain: key }, 'preparing the chain failed; the first action that needs it retries'));
     }
     const byJob = new Map<string, LeasedLoop>();
+    const byIndex = new Map<string, LeasedLoop>();
     for (const [key, runtime] of runtimes) {
       for (const worker of runtime.workers) {
         // A pass that failed for anything but the database tells that the chain's node is out of reach.
@@ -134,9 +136,12 @@ export async function startService(config: ServiceConfig): Promise<Service> {
         const loop = runWorker(store.db, reporting, { holder: instance, onError });
         stoppers.push(() => loop.stop());
         if (worker.wakeOnJob) byJob.set(worker.wakeOnJob, loop);
+        if (worker.wakeOnIndex) byIndex.set(worker.wakeOnIndex, loop);
       }
     }
     stoppers.push(await store.listen('job_queued', { message: (name) => byJob.get(name)?.wake(), connected: () => undefined }));
+    // A client's report of a transaction (POST /v3/index) wakes the chain's watcher, wherever it runs.
+    stoppers.push(await store.listen(CHAIN_INDEX_CHANNEL, { message: (chain) => byIndex.get(chain)?.wake(), connected: () => undefined }));
 
     // The order event log (one instance records, under its lease, writing the webhook outbox with each
     // event) and the solver this instance's key is (one instance per solver) both run whenever an

@@ -38,6 +38,11 @@ import { createOrderRoutes } from './routes/create-order.ts';
 import { policyRoutes } from './routes/policy.ts';
 import { registryRoutes } from './routes/registry.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { monitoringRoutes } from './routes/monitoring.ts';
+import { mcpRoutes } from '../mcp/http.ts';
+import { v3OrderRoutes } from './routes/v3-orders.ts';
+import { v3QuoteRoutes } from './routes/v3-quote.ts';
+import { V3_SCHEMAS } from './v3-schemas.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 import { explorerRoutes } from '../explorer/routes.ts';
 
@@ -154,7 +159,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   if (options.rateLimits) await registerRateLimits(app, auth, options.rateLimits);
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...V3_SCHEMAS]) app.addSchema(schema);
 
   // Routes guarded by the API key say so in the OpenAPI document.
   app.addHook('onRoute', (route) => {
@@ -204,6 +209,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   eventRoutes(app, ctx);
   quoteRoutes(app, ctx);
   createOrderRoutes(app, ctx);
+  v3QuoteRoutes(app, ctx);
+  v3OrderRoutes(app, ctx);
+  monitoringRoutes(app, ctx);
+  mcpRoutes(app, ctx);
   orderActionRoutes(app, ctx);
   gardenRelayerRoutes(app, ctx);
   liquidityRoutes(app, ctx);

@@ -22,7 +22,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
 };
 
 /** Operators' probes are never limited. */
-const UNLIMITED_ROUTES = new Set(['/health', '/metrics']);
+const UNLIMITED_ROUTES = new Set(['/health', '/v2/health', '/v3/health', '/metrics']);
 
 /**
  * Counts every request, before authentication, in one bucket: its app's when it carries a key this

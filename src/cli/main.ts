@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../config/schema-check.ts';
+import { DEFAULT_PORT } from '../config/service-config.ts';
 import { startService } from '../service.ts';
 import { configOf, withDatabase } from './database.ts';
 import { registerSwapCommand } from './swap.ts';
@@ -49,6 +50,24 @@ program
     const service = await startService(configOf(opts.config));
     console.log(`Hashlock API listening on ${service.url}`);
     stopOnSignal(service.stop);
+  });
+
+program
+  .command('mcp')
+  .description(
+    'the MCP server over stdio, for AI agents: a client of a running service as the app whose API key is in ' +
+      'HASHLOCK_API_KEY; it never signs and holds no private key',
+  )
+  .option('--url <url>', 'the service API', process.env.HASHLOCK_API_URL ?? `http://127.0.0.1:${DEFAULT_PORT}`)
+  .action(async (opts: { url: string }) => {
+    const key = process.env.HASHLOCK_API_KEY;
+    if (!key) {
+      console.error('hashlock mcp: set HASHLOCK_API_KEY to the app key the agent acts as');
+      process.exit(2);
+    }
+    // Loaded only when asked: the MCP SDK is not needed by the other commands.
+    const { runStdioMcp } = await import('../mcp/stdio.ts');
+    await runStdioMcp({ url: opts.url, key });
   });
 
 const apps = program.command('apps').description('manage the apps (API keys) of integrators');

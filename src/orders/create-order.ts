@@ -82,7 +82,8 @@ export class OrderCreator {
     this.solvers = new Map(deps.solvers.map((s) => [s.id, s]));
   }
 
-  async create(app: App, body: CreateOrderBody): Promise<CreatedOrder> {
+  /** `version`: the API version the order is created through (shown as the order's `version`). */
+  async create(app: App, body: CreateOrderBody, version: 'v2' | 'v3' = 'v2'): Promise<CreatedOrder> {
     const source = this.side('source', body.source);
     const destination = this.side('destination', body.destination);
     if (source.asset.id === destination.asset.id) throw invalid('destination.asset: must differ from source.asset');
@@ -162,7 +163,7 @@ export class OrderCreator {
         nonce,
         solverId: solver.id,
         integrator: app.name,
-        version: 'v2',
+        version,
         slippage,
         secretHash,
         secretCiphertext,

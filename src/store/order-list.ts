@@ -24,6 +24,10 @@ export interface OrderListQuery {
   integrator?: string | undefined;
   /** Only these orders. */
   orderIds?: readonly string[] | undefined;
+  /** Orders created at or after this unix second. */
+  createdFrom?: number | undefined;
+  /** Orders created at or before this unix second. */
+  createdTo?: number | undefined;
   /** Orders in any of these groups; none or empty: every order. */
   statusGroups?: readonly StatusGroup[] | undefined;
   /** The clock (unix seconds) the statuses are judged by. */
@@ -105,6 +109,8 @@ function conditions(q: OrderListQuery, onRows = false): RawBuilder<unknown>[] {
   if (q.toChain !== undefined) where.push(sql`d.chain = ${q.toChain}`);
   if (q.solverId !== undefined) where.push(sql`o.solver_id = ${q.solverId}`);
   if (q.integrator !== undefined) where.push(sql`o.integrator = ${q.integrator}`);
+  if (q.createdFrom !== undefined) where.push(sql`o.created_at >= to_timestamp(${q.createdFrom})`);
+  if (q.createdTo !== undefined) where.push(sql`o.created_at <= to_timestamp(${q.createdTo})`);
   if (q.statusGroups && q.statusGroups.length > 0) {
     where.push(inStatusGroups(q.statusGroups, q.nowUnix));
   }
@@ -164,4 +170,33 @@ export async function orderMatchesFilters(db: Db, orderId: string, filters: read
     chunk.forEach((_f, i) => matches.push(row?.[`m${i}`] === true));
   }
   return matches;
+}
+
+/** Per source asset, what the matching orders moved and earned, for `GET /v2|v3/volume` and `/fees`. */
+export interface SourceTotals {
+  asset: string;
+  /** Σ source amount × source USD price × 100: cents, still in the asset's base units. */
+  valueCentsUnits: bigint;
+  /** Σ source amount × source USD price × solver fee bips × 100 / 10,000: the solver fee in cents, in base units. */
+  feeCentsUnits: bigint;
+  /** Σ fixed fees, in cents. */
+  fixedFeeCents: bigint;
+}
+
+/** Totals of the orders matching `q` (every app's when `appId` is undefined), grouped by source asset. */
+export async function sourceTotals(db: Db, q: Omit<OrderListQuery, 'page' | 'perPage'>): Promise<SourceTotals[]> {
+  const result = await sql<{ asset: string; value: string; fee: string; fixed: string }>`
+    select s.asset,
+      round(coalesce(sum(s.amount * s.asset_price::numeric * 100), 0))::text as value,
+      round(coalesce(sum(s.amount * s.asset_price::numeric * qt.fee_bips / 100), 0))::text as fee,
+      round(coalesce(sum(qt.fixed_fee::numeric * 100), 0))::text as fixed
+    from orders o
+    join swaps s on s.order_id = o.id and s.side = 'source'
+    join swaps d on d.order_id = o.id and d.side = 'destination'
+    join quotes qt on qt.order_id = o.id
+    where ${sql.join(conditions({ ...q, page: 1, perPage: 1 }), sql` and `)}
+    group by s.asset
+    order by s.asset
+  `.execute(db);
+  return result.rows.map((r) => ({ asset: r.asset, valueCentsUnits: BigInt(r.value), feeCentsUnits: BigInt(r.fee), fixedFeeCents: BigInt(r.fixed) }));
 }

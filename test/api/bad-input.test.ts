@@ -32,6 +32,15 @@ const AUTHED = [
   `/v2/orders/${'a'.repeat(64)}/instant-refund-hash`,
   '/v2/orders',
   '/v2/orders?status=completed',
+  '/v3/orders',
+  `/v3/orders/${'a'.repeat(64)}`,
+  '/v3/estimate?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=100000',
+  '/v3/assets',
+  '/v3/liquidity',
+  '/v3/policy',
+  '/v3/apps/earnings',
+  '/v2/volume',
+  '/v3/fees',
 ];
 const UNKNOWN_KEY = 'f'.repeat(64);
 

@@ -106,6 +106,17 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'DELETE', path: '/v2/webhooks/{id}' },
   { method: 'POST', path: '/v2/webhooks/{id}/enable' },
   { method: 'GET', path: '/v2/webhooks/{id}/deliveries' },
+  { method: 'POST', path: '/v3/quote' },
+  { method: 'GET', path: '/v3/estimate' },
+  { method: 'GET', path: '/v3/orders' },
+  { method: 'GET', path: '/v3/orders/{id}' },
+  { method: 'POST', path: '/v3/index' },
+  { method: 'POST', path: '/v3/instant-refund-hash' },
+  { method: 'GET', path: '/v3/assets' },
+  { method: 'GET', path: '/v3/liquidity' },
+  { method: 'GET', path: '/v2/volume' },
+  { method: 'GET', path: '/v3/fees' },
+  { method: 'GET', path: '/v3/health' },
   { method: 'GET', path: '/{id}/{id}' },
 ];
 

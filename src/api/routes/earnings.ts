@@ -8,8 +8,9 @@ import { errorResponses, Ok } from '../schemas.ts';
 export function earningsRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const { db, registry, prices, auth } = ctx;
 
-  app.get(
-    '/v2/apps/earnings',
+  // Garden serves it under both versions, in one shape.
+  for (const version of ['v2', 'v3'] as const) app.get(
+    `/${version}/apps/earnings`,
     {
       onRequest: auth.onRequest,
       schema: {

@@ -20,5 +20,4 @@ export function healthRoutes(app: FastifyInstance, ctx: ApiContext): void {
     response: { 200: { $ref: 'Health' }, 503: { $ref: 'Health' } },
   };
   app.get('/health', { schema }, handler);
-  app.get('/v2/health', { schema: { ...schema, hide: true } }, handler);
 }

@@ -8,8 +8,9 @@ export function policyRoutes(app: FastifyInstance, ctx: ApiContext): void {
   // The policy is fixed for the process's life: serialized once.
   const body = JSON.stringify({ status: 'Ok', result: routePolicy.rules });
 
-  app.get(
-    '/v2/policy',
+  // Garden serves it under both versions, in one shape.
+  for (const version of ['v2', 'v3'] as const) app.get(
+    `/${version}/policy`,
     {
       onRequest: auth.onRequest,
       schema: {

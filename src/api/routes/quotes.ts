@@ -18,8 +18,40 @@ interface QuoteQuery {
   affiliate_fee?: number;
 }
 
+/**
+ * The price of a pair per solver that can fill it, best first, as `GET /v2/quote` and `GET /v3/estimate`
+ * show it; `slippage` is echoed.
+ */
+export async function priceEntries(ctx: ApiContext, q: Omit<QuoteQuery, 'slippage'>, slippage: number) {
+  const asset = (field: 'from' | 'to') => {
+    const found = ctx.registry.asset(q[field]);
+    if (!found || !found.isActive) throw invalid(`invalid query parameter '${field}': unknown or inactive asset ${shown(q[field])}`);
+    return found;
+  };
+  const from = asset('from');
+  const to = asset('to');
+  if ((q.from_amount === undefined) === (q.to_amount === undefined)) {
+    throw invalid("invalid query parameter 'from_amount': give exactly one of from_amount and to_amount");
+  }
+  const quotes = await ctx.quoter.quote({
+    from,
+    to,
+    ...(q.from_amount !== undefined ? { fromAmount: BigInt(q.from_amount) } : { toAmount: BigInt(q.to_amount!) }),
+    affiliateFeeBips: q.affiliate_fee ?? 0,
+  });
+  return quotes.map((quote) => ({
+    solver_id: quote.strategy.solverId,
+    source: amountView(from, from.id, quote.sourceAmount.toString(), quote.sourcePrice),
+    destination: amountView(to, to.id, quote.destinationAmount.toString(), quote.destinationPrice),
+    fee: quote.strategy.feeBips,
+    fixed_fee: quote.strategy.fixedFeeUsd,
+    slippage,
+    estimated_time: quote.strategy.estimatedTime,
+  }));
+}
+
 export function quoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { registry, auth, quoter } = ctx;
+  const { auth } = ctx;
 
   app.get<{ Querystring: QuoteQuery }>(
     '/v2/quote',
@@ -46,37 +78,9 @@ export function quoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
         response: { 200: Ok(Type.Array(Type.Ref('PriceQuote'))), ...errorResponses(400, 401, 503) },
       },
     },
-    async (request) => {
-      const q = request.query;
-      const asset = (field: 'from' | 'to') => {
-        const found = registry.asset(q[field]);
-        if (!found || !found.isActive) throw invalid(`invalid query parameter '${field}': unknown or inactive asset ${shown(q[field])}`);
-        return found;
-      };
-      const from = asset('from');
-      const to = asset('to');
-      if ((q.from_amount === undefined) === (q.to_amount === undefined)) {
-        throw invalid("invalid query parameter 'from_amount': give exactly one of from_amount and to_amount");
-      }
-      const quotes = await quoter.quote({
-        from,
-        to,
-        ...(q.from_amount !== undefined ? { fromAmount: BigInt(q.from_amount) } : { toAmount: BigInt(q.to_amount!) }),
-        affiliateFeeBips: q.affiliate_fee ?? 0,
-      });
-      const slippage = q.slippage ?? request.app!.defaultSlippage;
-      return {
-        status: 'Ok',
-        result: quotes.map((quote) => ({
-          solver_id: quote.strategy.solverId,
-          source: amountView(from, from.id, quote.sourceAmount.toString(), quote.sourcePrice),
-          destination: amountView(to, to.id, quote.destinationAmount.toString(), quote.destinationPrice),
-          fee: quote.strategy.feeBips,
-          fixed_fee: quote.strategy.fixedFeeUsd,
-          slippage,
-          estimated_time: quote.strategy.estimatedTime,
-        })),
-      };
-    },
+    async (request) => ({
+      status: 'Ok',
+      result: await priceEntries(ctx, request.query, request.query.slippage ?? request.app!.defaultSlippage),
+    }),
   );
 }

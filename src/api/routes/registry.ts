@@ -159,4 +159,27 @@ export function registryRoutes(app: FastifyInstance, ctx: ApiContext): void {
       return reply.type(JSON_TYPE).send(body);
     },
   );
+
+  app.get<{ Querystring: { from?: string } }>(
+    '/v3/assets',
+    {
+      onRequest: auth.onRequest,
+      schema: {
+        summary: 'List supported assets (v3)',
+        description: 'The active assets v3 lists, each with `is_active`. The filter is `from`, as Garden names it: with it, only that asset.',
+        tags: ['chains'],
+        querystring: assetFilter(v3Ids, 'v3', 'from'),
+        response: { 200: Ok(Type.Array(Type.Ref('AssetV3'))), ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const wanted = request.query.from;
+      const body = listings.get(`v3assets|${wanted ?? ''}`, () =>
+        registry.assets
+          .filter((a) => a.listedIn.has('v3') && a.isActive && (wanted === undefined || a.id === wanted))
+          .map((a) => ({ ...assetView(a, prices), is_active: a.isActive })),
+      );
+      return reply.type(JSON_TYPE).send(body);
+    },
+  );
 }

@@ -42,6 +42,7 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
     workers: [
       {
         lease: `watcher:${chain.key}`,
+        wakeOnIndex: chain.key,
         // Blocks are minutes apart; the mempool is what makes a funding show at once.
         intervalMs: Math.min(Math.max(chain.blockTimeMs / 10, 500), 2_000),
         tick: async (_signal, wake) => {

@@ -23,6 +23,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
   const workers: Worker[] = [
     {
       lease: `watcher:${chain.key}`,
+      wakeOnIndex: chain.key,
       intervalMs: Math.min(chain.blockTimeMs, 5_000),
       tick: async (_signal, wake) => {
         const read = await watcher.poll();

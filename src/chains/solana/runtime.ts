@@ -27,6 +27,7 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
   const workers: Worker[] = [
     {
       lease: `watcher:${chain.key}`,
+      wakeOnIndex: chain.key,
       intervalMs: Math.min(chain.blockTimeMs, 2_000),
       tick: async () => {
         await watcher.poll();
