@@ -196,6 +196,7 @@ export class TxEngine<P = unknown> {
     const signed = await readSignedTxs(
       this.db,
       items.map(({ job }) => job.id),
+      this.clock.now(),
     );
     const open: Array<HeldItem<P>> = [];
     for (const item of items) {
