@@ -3,13 +3,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { unixSeconds } from '../src/clock.ts';
+import type { ServiceConfig } from '../src/config/service-config.ts';
+import { startService } from '../src/service.ts';
+import { createApp } from '../src/store/apps.ts';
 import type { Store } from '../src/store/database.ts';
 import { insertOrder } from '../src/store/orders.ts';
 import { claimJobs, deferJob, enqueueJob, markAttemptFailed } from '../src/store/relayer-jobs.ts';
 import { openTestApi, type TestApi } from './helpers/api.ts';
 import { MovableClock } from './helpers/clock.ts';
 import { randomHex32, sampleOrder } from './helpers/fixtures.ts';
+import { chainlessServiceConfig } from './helpers/service-config.ts';
 import { describeEachStore } from './helpers/stores.ts';
+import { waitFor } from './helpers/wait.ts';
 
 describeEachStore('the injected clock', (kind) => {
   let t: TestApi;
@@ -61,5 +66,34 @@ describeEachStore('the injected clock', (kind) => {
     assert.deepEqual(await claim(), [], 'the wait doubled');
     clock.advance(60_000);
     assert.equal((await claim())[0]?.id, job.id);
+  });
+});
+
+describeEachStore('the service on an injected clock', (kind) => {
+  let config: ServiceConfig;
+  let drop: () => Promise<void>;
+  before(async () => {
+    ({ config, drop } = await chainlessServiceConfig(kind));
+  });
+  after(() => drop());
+
+  test("startService hands its clock to the API and the event recorder: an order expires an hour early by the service's clock", async () => {
+    const clock = new MovableClock();
+    const service = await startService(config, { clock });
+    try {
+      const { app, key } = await createApp(service.store.db, { name: 'clocked' });
+      const order = sampleOrder(app.id, { deadline: BigInt(unixSeconds(clock) + 3_600) });
+      await insertOrder(service.store.db, order);
+      const statuses = async () => (await service.store.db.selectFrom('order_events').select('status').where('order_id', '=', order.id).orderBy('id').execute()).map((e) => e.status);
+      const read = async () => ((await (await fetch(`${service.url}/v2/orders/${order.id}`, { headers: { 'service-app-id': key } })).json()) as { result: { status: string } }).result.status;
+      await waitFor(async () => (await statuses()).length > 0, 10_000, 'the created event');
+      assert.equal(await read(), 'created');
+      clock.advance(3_601_000);
+      await waitFor(async () => (await statuses()).includes('expired'), 10_000, 'the expired event');
+      assert.deepEqual(await statuses(), ['created', 'expired']);
+      assert.equal(await read(), 'expired');
+    } finally {
+      await service.stop();
+    }
   });
 });
