@@ -38,6 +38,10 @@ export interface LeasedLoop {
  * without it asks again as often. A holder that cannot renew in time (the lease was taken, or the
  * database did not answer) aborts the tick in progress, so two instances never knowingly run one
  * worker at once.
+ *
+ * Leases are exclusion between instances, so they run on real time: the database's clock decides when
+ * a lease has expired (the one clock every instance shares), and the holder counts its renewals on the
+ * machine's clock, not the service's injectable one (src/clock.ts), which a test may move ahead.
  */
 export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
   const ttlMs = options.ttlMs ?? LEASE_TTL_MS;

@@ -12,6 +12,7 @@ import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
 import { randomUUID } from 'node:crypto';
 import type { ChainContext, ChainRuntime } from './chains/adapter.ts';
 import { chainAdapter } from './chains/adapters.ts';
+import { systemClock, unixSeconds, type Clock } from './clock.ts';
 import { OrderRecorder } from './events/order-recorder.ts';
 import { Solver } from './solver/solver.ts';
 import { runWorker, type LeasedLoop } from './lease-loop.ts';
@@ -36,8 +37,14 @@ export interface Service {
   stop: () => Promise<void>;
 }
 
+export interface ServiceOptions {
+  /** The time every decision reads: deadlines, timelocks in seconds, backoff, retries, caches (default: the system clock). */
+  clock?: Clock;
+}
+
 /** Opens the database, migrates it, loads and syncs the registry and solvers, and serves the API. */
-export async function startService(config: ServiceConfig): Promise<Service> {
+export async function startService(config: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
+  const clock = options.clock ?? systemClock;
   const registry = loadRegistry(config.registryPath);
   checkSolvers(config.solvers, registry, 'config');
   const strategies = buildStrategies(config.strategies, config.solvers, registry);
@@ -59,13 +66,14 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     await migrate(store.db);
     await syncRegistry(store.db, registry);
     await syncSolvers(store.db, config.solvers);
-    const prices = await priceSource(config, registry, stoppers);
+    const prices = await priceSource(config, registry, stoppers, clock);
     const instance = randomUUID();
-    const nodeHealth = new NodeHealth();
+    const nodeHealth = new NodeHealth(undefined, clock);
     // Filled once the API's logger exists; the API reaches a chain's actions only when a request comes.
     const runtimes = new Map<string, ChainRuntime>();
     const api = await buildApi({
       store,
+      clock,
       nodeHealth,
       registry,
       prices,
@@ -99,7 +107,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       if (isConnectionLoss(err)) api.log.warn({ ...details, error: safeErrorText(err) }, `${what}: the database is unavailable; retrying`);
       else api.log.error({ ...details, err }, what);
     };
-    for (const [key, runtime] of connectChains(config, registry, { db: store.db, secrets, instance, log: api.log })) runtimes.set(key, runtime);
+    for (const [key, runtime] of connectChains(config, registry, { db: store.db, clock, secrets, instance, log: api.log })) runtimes.set(key, runtime);
     const balances = new SolverBalanceReader(store.db, registry, config.solvers, runtimes);
     const readBalances = async () => {
       try {
@@ -146,7 +154,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     // The order event log (one instance records, under its lease, writing the webhook outbox with each
     // event) and the solver this instance's key is (one instance per solver) both run whenever an
     // order changes: every write of an order, its swaps or fees notifies `order_changed` at commit.
-    const recorder = new OrderRecorder(store.db, [enqueueWebhookDeliveries]);
+    const recorder = new OrderRecorder(store.db, [enqueueWebhookDeliveries], clock);
     const recorderLoop = runWorker(
       store.db,
       { lease: 'order-events', intervalMs: 1_000, tick: async (signal) => void (await recorder.tick(signal)) },
@@ -164,6 +172,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     if (ownSolver && solverChains.length > 0) {
       const solver = new Solver(store.db, ownSolver.id, solverChains, secrets, {
         log: api.log.child({ worker: 'solver' }),
+        clock,
         clientActions: (chainKey) => runtimes.get(chainKey)?.clientActions,
       });
       const loop = runWorker(
@@ -189,6 +198,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
       await startWebhookDelivery(store, {
         secrets,
         worker: instance,
+        clock,
         allowPrivateAddresses: config.webhooksAllowPrivateAddresses,
         keepDeliveriesMs: config.webhooksKeepDeliveriesDays * 86_400_000,
         log: api.log.child({ worker: 'webhooks' }),
@@ -206,7 +216,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
     stoppers.push(
       every(10_000, async () => {
         try {
-          const released = await releaseExpiredLiquidity(store.db, Math.floor(Date.now() / 1000));
+          const released = await releaseExpiredLiquidity(store.db, unixSeconds(clock));
           if (released > 0) api.log.info({ released }, 'released the liquidity of expired orders');
         } catch (err) {
           failed(err, 'releasing expired liquidity failed');
@@ -237,13 +247,14 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 }
 
 /** The configured HTTP feed (polled in the background), else the static prices of the config. */
-async function priceSource(config: ServiceConfig, registry: Registry, stoppers: Array<() => unknown>): Promise<PriceSource> {
+async function priceSource(config: ServiceConfig, registry: Registry, stoppers: Array<() => unknown>, clock: Clock): Promise<PriceSource> {
   if (!config.priceFeed) return new StaticPriceSource(config.prices);
   const feed = new HttpPriceFeed({
     url: config.priceFeed.url,
     priceIds: [...new Set(registry.assets.map((a) => a.priceId))],
     refreshMs: config.priceFeed.refresh_ms,
     maxAgeMs: config.priceFeed.max_age_ms,
+    clock,
   });
   await feed.start();
   stoppers.push(() => feed.stop());
@@ -283,7 +294,7 @@ function solverKeyActsOn(config: ServiceConfig, registry: Registry, solver: Solv
 function connectChains(
   config: ServiceConfig,
   registry: Registry,
-  shared: Pick<ChainContext, 'db' | 'secrets' | 'instance' | 'log'>,
+  shared: Pick<ChainContext, 'db' | 'clock' | 'secrets' | 'instance' | 'log'>,
 ): Map<string, ChainRuntime> {
   const ownSolver = findOwnSolver(config, registry);
   const runtimes = new Map<string, ChainRuntime>();

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { leasedLoop } from '../src/lease-loop.ts';
 import type { Store } from '../src/store/database.ts';
 import { describeEachStore, openTestStore } from './helpers/stores.ts';
+import { waitFor } from './helpers/wait.ts';
 
 /** Waits until `done()` holds, failing with `what` after `ms`. */
 async function waitUntil(done: () => boolean, what: string, ms = 2_000): Promise<void> {
@@ -24,14 +25,13 @@ describeEachStore('leased loops', (kind) => {
     const loop = (holder: 'a' | 'b') =>
       leasedLoop({ db: store.db, lease: 'watcher:test', holder, intervalMs: 20, tick: async () => void ticks[holder]++, onError: (e) => assert.fail(String(e)) });
     const a = loop('a');
-    await new Promise((r) => setTimeout(r, 50));
-    const b = loop('b');
-    await new Promise((r) => setTimeout(r, 300));
-    assert.ok(ticks.a >= 5, `a ticked ${ticks.a} times`);
+    await waitUntil(() => ticks.a >= 1, 'a ticked');
+    const b = loop('b'); // asks at once, then every 20 ms
+    const aBefore = ticks.a;
+    await waitUntil(() => ticks.a >= aBefore + 5, 'a ticked five more times while b asked');
     assert.equal(ticks.b, 0, 'b never ran while a held the lease');
     await a.stop(); // releases the lease
-    await new Promise((r) => setTimeout(r, 200));
-    assert.ok(ticks.b >= 3, `b took over (${ticks.b} ticks)`);
+    await waitUntil(() => ticks.b >= 3, 'b took over');
     await b.stop();
   });
 
@@ -49,10 +49,9 @@ describeEachStore('leased loops', (kind) => {
       },
       onError: (e) => errors.push(e),
     });
-    await new Promise((r) => setTimeout(r, 150));
+    await waitUntil(() => calls >= 3, 'the loop went on after the failure');
     await loop.stop();
     assert.match(String(errors[0]), /rpc down/);
-    assert.ok(calls >= 3);
   });
 
   test('stop() aborts the tick in progress, waits for it, and does not report the abort as a failure', async () => {
@@ -126,9 +125,12 @@ describeEachStore('leased loops', (kind) => {
     const loop = (holder: 'a' | 'b') =>
       leasedLoop({ db: store.db, lease: 'slow', holder, intervalMs: 60_000, ttlMs: 300, tick: async () => void ticks[holder]++, onError: () => undefined });
     const a = loop('a');
-    await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => ticks.a === 1, 'a ticked');
     const b = loop('b');
-    await new Promise((r) => setTimeout(r, 1_000)); // more than three lease lives
+    // Leases run on real time (src/lease-loop.ts): three lease lives pass, seen as the heartbeat's renewals.
+    const expiry = async () => (await sql<{ ms: number }>`select extract(epoch from expires_at)::float8 * 1000 as ms from worker_leases where name = 'slow'`.execute(store.db)).rows[0]!.ms;
+    const first = await expiry();
+    await waitFor(async () => (await expiry()) >= first + 3 * 300, 5_000, 'the heartbeat renewing the lease for three more lives');
     b.wake();
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(ticks.a, 1);

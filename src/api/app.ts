@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Gauge } from 'prom-client';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ClaimSigner } from '../affiliates/claims.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import type { ChainSigningOptions } from '../chains/chain-access.ts';
 import type { Registry } from '../chains/registry.ts';
 import { OrderCreator } from '../orders/create-order.ts';
@@ -48,6 +49,8 @@ import { explorerRoutes } from '../explorer/routes.ts';
 
 export interface ApiOptions {
   store: Store;
+  /** The time every decision of the API reads (default: the system clock). */
+  clock?: Clock;
   /** Which chains' nodes this instance cannot reach (the service's chain workers report to it); shown by /health. */
   nodeHealth?: NodeHealth;
   registry: Registry;
@@ -115,8 +118,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     clientErrorHandler: handleClientError,
   });
   const db = options.store.db;
-  const auth = new ApiKeyAuth(db, options.authCacheMs);
-  const orders = new OrderCache(db, options.orderCacheMs ?? 0);
+  const clock = options.clock ?? systemClock;
+  const auth = new ApiKeyAuth(db, options.authCacheMs, undefined, clock);
+  const orders = new OrderCache(db, options.orderCacheMs ?? 0, undefined, clock);
   const stopOrderCache = await orders.start(options.store);
   const routePolicy = options.routePolicy ?? RoutePolicy.open();
   const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset), routePolicy);
@@ -127,6 +131,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.addHook('preClose', stopEvents);
   const ctx: ApiContext = {
     db,
+    clock,
     registry: options.registry,
     prices: options.prices,
     auth,
@@ -141,6 +146,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       db,
       registry: options.registry,
       quoter,
+      clock,
       secrets: options.secrets,
     ...(options.nodeHealth ? { nodeHealth: options.nodeHealth } : {}),
       solvers: options.solvers ?? [],

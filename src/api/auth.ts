@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { systemClock, type Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import { findAppByKey, type App } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
@@ -24,10 +25,11 @@ export class ApiKeyAuth {
     private readonly db: Db,
     private readonly ttlMs = 30_000,
     private readonly maxEntries = 10_000,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async resolve(key: string): Promise<App | undefined> {
-    const now = Date.now();
+    const now = this.clock.now();
     const hit = this.cache.get(key);
     if (hit && hit.until > now) return hit.app;
     const app = await findAppByKey(this.db, key);

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import type { NodeHealth } from '../chains/node-health.ts';
 import type { ClaimSigner } from '../affiliates/claims.ts';
 import type { ChainSigningOptions } from '../chains/chain-access.ts';
@@ -16,6 +17,8 @@ import type { EventHub } from '../events/event-hub.ts';
 /** What the routes need, built once per API instance. */
 export interface ApiContext {
   db: Db;
+  /** The time order statuses, quotes and caches are decided by. */
+  clock: Clock;
   registry: Registry;
   prices: PriceSource;
   auth: ApiKeyAuth;

@@ -1,4 +1,5 @@
 import type { Hex } from 'viem';
+import type { Clock } from '../clock.ts';
 import type { ChainAccessConfig } from '../config/service-config.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
 import type { ActionBodies } from '../relayer/action-bodies.ts';
@@ -125,6 +126,8 @@ export interface ChainContext {
   registry: Registry;
   access: ChainAccessConfig & { rpc_url: string };
   db: Db;
+  /** The time the chain's decisions read (rule 2's broadcast deadline, order deadlines, backoff, caches). */
+  clock: Clock;
   secrets: SecretBox;
   /** Names this instance in leases and job locks. */
   instance: string;

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock.ts';
 import { safeErrorText } from '../errors.ts';
 
 export interface NodeProblem {
@@ -17,7 +18,10 @@ export interface NodeProblem {
 export class NodeHealth {
   private readonly down = new Map<string, { chain: string; sinceMs: number; error: string }>();
 
-  constructor(readonly degradedAfterMs = 30_000) {}
+  constructor(
+    readonly degradedAfterMs = 30_000,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   answered(chain: string, worker: string): void {
     this.down.delete(`${chain}\u0000${worker}`);
@@ -25,11 +29,11 @@ export class NodeHealth {
 
   failed(chain: string, worker: string, err: unknown): void {
     const key = `${chain}\u0000${worker}`;
-    this.down.set(key, { chain, sinceMs: this.down.get(key)?.sinceMs ?? Date.now(), error: safeErrorText(err).slice(0, 200) });
+    this.down.set(key, { chain, sinceMs: this.down.get(key)?.sinceMs ?? this.clock.now(), error: safeErrorText(err).slice(0, 200) });
   }
 
   /** The chains out of reach for longer than `degradedAfterMs`, each with its longest-failing worker's error. */
-  degraded(now = Date.now()): NodeProblem[] {
+  degraded(now = this.clock.now()): NodeProblem[] {
     const byChain = new Map<string, { sinceMs: number; error: string }>();
     for (const d of this.down.values()) {
       const known = byChain.get(d.chain);

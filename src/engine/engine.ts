@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../clock.ts';
 import { LEASE_TTL_MS, type Worker } from '../lease-loop.ts';
 import type { Db } from '../store/database.ts';
 import {
@@ -32,6 +33,8 @@ export interface EngineOptions {
   bumpAfterMs?: number;
   /** Jobs claimed per pass (default 50). */
   batch?: number;
+  /** The time broadcast deadlines (rule 2), rechecks and backoff count by (default: the system clock). */
+  clock?: Clock;
   log?: Log;
 }
 
@@ -59,6 +62,7 @@ export class TxEngine<P = unknown> {
   readonly wakeOnJob: string;
   readonly batch: number;
   readonly db: Db;
+  readonly clock: Clock;
   private readonly leaseMs: number;
   private readonly recheckMs: number;
   private readonly retryMs: number;
@@ -74,6 +78,7 @@ export class TxEngine<P = unknown> {
     options: EngineOptions,
   ) {
     this.db = options.db;
+    this.clock = options.clock ?? systemClock;
     this.chain = driver.chain;
     this.lease = engineLease(driver.chain, driver.signer);
     this.wakeOnJob = `${driver.chain}:${driver.signer}`;
@@ -99,6 +104,7 @@ export class TxEngine<P = unknown> {
       signer: this.driver.signer,
       worker: this.worker,
       leaseMs: this.leaseMs,
+      now: this.clock.now(),
       limit: this.batch,
       newFirst: true,
       ...(only ? { withTx: only === 'follow-up' } : {}),
@@ -115,14 +121,14 @@ export class TxEngine<P = unknown> {
         continue;
       }
       if (job.hasTx) held.push({ job, payload });
-      else if (pastBroadcastDeadline(job)) done.push(this.guarded(job, () => this.refuseLate(job)));
+      else if (this.pastDeadline(job)) done.push(this.guarded(job, () => this.refuseLate(job)));
       else fresh.push({ job, payload });
     }
     const again: Array<JobItem<P>> = [];
     await Promise.all([this.sendNew(fresh), this.followUp(held, again), ...done]);
     again.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
     if (only === 'follow-up') await Promise.all(again.map(({ job }) => this.guarded(job, () => requeueJob(this.db, job.id, this.worker))));
-    else await this.sendNew(again.filter(({ job }) => !pastBroadcastDeadline(job)));
+    else await this.sendNew(again.filter(({ job }) => !this.pastDeadline(job)));
     return jobs.length;
   }
 
@@ -162,7 +168,7 @@ export class TxEngine<P = unknown> {
       await Promise.all(items.filter(({ job }) => !signedIds.has(job.id)).map(({ job }) => this.failedWith(job, err)));
     }
     await Promise.all(sending);
-    await markSubmittedMany(this.db, this.worker, accepted, this.recheckMs);
+    await markSubmittedMany(this.db, this.worker, accepted, this.recheckMs, this.clock.now());
   }
 
   /**
@@ -190,6 +196,7 @@ export class TxEngine<P = unknown> {
     const signed = await readSignedTxs(
       this.db,
       items.map(({ job }) => job.id),
+      this.clock.now(),
     );
     const open: Array<HeldItem<P>> = [];
     for (const item of items) {
@@ -224,8 +231,8 @@ export class TxEngine<P = unknown> {
       case 'seen':
         return this.submitted(job, signed.hash);
       case 'dropped':
-        if (job.cancelled || pastBroadcastDeadline(job) || !this.driver.resignable(item.payload)) {
-          const why = job.cancelled || pastBroadcastDeadline(job) ? ' and its broadcast deadline passed (safety rule 2)' : ': sign a new one';
+        if (job.cancelled || this.pastDeadline(job) || !this.driver.resignable(item.payload)) {
+          const why = job.cancelled || this.pastDeadline(job) ? ' and its broadcast deadline passed (safety rule 2)' : ': sign a new one';
           return failJob(this.db, job.id, this.worker, `${state.reason}${why}`);
         }
         this.log.warn({ chain: this.chain, job: job.id, reason: state.reason }, 'transaction dropped: signing again');
@@ -242,7 +249,7 @@ export class TxEngine<P = unknown> {
     const { job, signed } = item;
     let current = { raw: signed.raw, hash: signed.hash };
     let cancelling = false;
-    if (pastBroadcastDeadline(job) && !job.cancelled) {
+    if (this.pastDeadline(job) && !job.cancelled) {
       const cancel = await this.driver.cancel?.(item);
       if (!cancel) {
         // It cannot be taken back: it lands only if it already reached the chain; it is not sent again.
@@ -288,6 +295,10 @@ export class TxEngine<P = unknown> {
     return this.attemptFailed(job, `broadcast refused: ${sent.reason}`);
   }
 
+  private pastDeadline(job: ClaimedJob): boolean {
+    return pastBroadcastDeadline(job, this.clock.now());
+  }
+
   /** Past its `broadcast_by` before anything was signed: it is never sent. */
   private async refuseLate(job: ClaimedJob): Promise<void> {
     const reason = 'not sent: its broadcast deadline passed (safety rule 2)';
@@ -315,29 +326,29 @@ export class TxEngine<P = unknown> {
     this.log.error({ chain: this.chain, job: job.id, error }, 'job error');
     const held = (await readSignedTxs(this.db, [job.id])).get(String(job.id));
     if (held) await this.submitted(job, held.hash);
-    else await deferJob(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, maxRetryMs: this.maxRetryMs });
+    else await deferJob(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, maxRetryMs: this.maxRetryMs, now: this.clock.now() });
   }
 
   private async defer(job: ClaimedJob, err: unknown): Promise<void> {
     const error = `node unreachable: ${this.driver.describe(err)}`;
     engineCounters.deferred.inc({ chain: this.chain });
     this.log.warn({ chain: this.chain, job: job.id, error }, 'node out of reach: the job waits');
-    await deferJob(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, maxRetryMs: this.maxRetryMs });
+    await deferJob(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, maxRetryMs: this.maxRetryMs, now: this.clock.now() });
   }
 
   private async submitted(job: ClaimedJob, txHash: string): Promise<void> {
-    await markSubmitted(this.db, job.id, { worker: this.worker, txHash, recheckMs: this.recheckMs });
+    await markSubmitted(this.db, job.id, { worker: this.worker, txHash, recheckMs: this.recheckMs, now: this.clock.now() });
   }
 
   private async attemptFailed(job: ClaimedJob, error: string): Promise<void> {
-    const status = await markAttemptFailed(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs });
+    const status = await markAttemptFailed(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, now: this.clock.now() });
     engineCounters.refused.inc({ chain: this.chain });
     this.log.warn({ chain: this.chain, job: job.id, action: job.action, status, error }, 'attempt refused');
   }
 }
 
 /** Whether the job's broadcast deadline (safety rule 2) has passed. */
-export const pastBroadcastDeadline = (job: ClaimedJob): boolean => job.broadcastBy !== null && Date.now() >= job.broadcastBy;
+export const pastBroadcastDeadline = (job: ClaimedJob, now: number): boolean => job.broadcastBy !== null && now >= job.broadcastBy;
 
 /** The lease of the engine of `signer`'s transactions on `chain`. */
 export const engineLease = (chain: string, signer: string): string => `engine:${chain}:${signer}`;

@@ -1,3 +1,4 @@
+import { systemClock, unixSeconds, type Clock } from '../clock.ts';
 import { statusClock } from '../orders/heights-cache.ts';
 import { orderJson } from '../orders/order-json.ts';
 import { orderStatus } from '../orders/status.ts';
@@ -29,6 +30,7 @@ export class OrderRecorder {
   constructor(
     private readonly db: Db,
     private readonly afterRecord: readonly AfterRecord[] = [],
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** An order changed (its `order_changed` notification). */
@@ -49,7 +51,7 @@ export class OrderRecorder {
       let after: string | undefined = '';
       while (after !== undefined) {
         signal?.throwIfAborted();
-        const { stale, last } = await ordersToRecheck(this.db, after, BATCH, Math.floor(Date.now() / 1000));
+        const { stale, last } = await ordersToRecheck(this.db, after, BATCH, unixSeconds(this.clock));
         if (stale.length > 0) recorded.push(...(await this.record(stale)));
         after = last;
       }
@@ -57,9 +59,10 @@ export class OrderRecorder {
     const due = new Set(this.changed);
     this.changed.clear();
     // Time moves statuses in seconds; a tick woken by a change does not look again sooner.
-    if (Date.now() - this.sweptAt >= SWEEP_MS) {
-      this.sweptAt = Date.now();
-      for (const id of await ordersMovedByTime(this.db, Math.floor(Date.now() / 1000), BATCH)) due.add(id);
+    const now = this.clock.now();
+    if (now - this.sweptAt >= SWEEP_MS) {
+      this.sweptAt = now;
+      for (const id of await ordersMovedByTime(this.db, Math.floor(now / 1000), BATCH)) due.add(id);
     }
     const ids = [...due];
     try {
@@ -75,7 +78,7 @@ export class OrderRecorder {
   }
 
   private async record(ids: readonly string[]): Promise<OrderEvent[]> {
-    const [orders, clock] = await Promise.all([findOrders(this.db, ids), statusClock(this.db)]);
+    const [orders, clock] = await Promise.all([findOrders(this.db, ids), statusClock(this.db, this.clock)]);
     const current = orders.map((order) => ({ order, status: orderStatus(order, clock) }));
     return this.db.transaction().execute(async (trx) => {
       const heads = await lockEventHeads(trx, ids);

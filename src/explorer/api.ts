@@ -76,7 +76,7 @@ function registryBody(registry: ApiContext['registry']): string {
  * the registry's display data.
  */
 export function explorerApiRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { db, registry, orders } = ctx;
+  const { db, clock, registry, orders } = ctx;
   const registryJson = registryBody(registry);
   const shownOrder = (order: OrderRecord, now: StatusClock) => orderJson(order, orderStatus(order, now));
 
@@ -110,7 +110,7 @@ export function explorerApiRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const { page, per_page: perPage } = request.query;
       const q = request.query.q?.trim();
       if (q === '') throw invalid("invalid query parameter 'q': must not be blank");
-      const now = await statusClock(db);
+      const now = await statusClock(db, clock);
       const found = await searchOrders(ctx, q, { page, perPage, nowUnix: now.unixSeconds });
       const records = await Promise.all(found.ids.map((id) => orders.get(id)));
       const data = records.flatMap((order) => (order ? [shownOrder(order, now)] : []));
@@ -134,7 +134,7 @@ export function explorerApiRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const id = request.params.order.toLowerCase();
       const [order, events] = await Promise.all([orders.get(id), orderEventsOf(db, id)]);
       if (!order) throw notFound(`order ${id} not found`);
-      const body = `{"status":"Ok","result":{"order":${shownOrder(order, await statusClock(db))},"events":${JSON.stringify(events)}}}`;
+      const body = `{"status":"Ok","result":{"order":${shownOrder(order, await statusClock(db, clock))},"events":${JSON.stringify(events)}}}`;
       return reply.type(JSON_TYPE).send(body);
     },
   );

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { systemClock, unixSeconds, type Clock } from '../clock.ts';
 import { chainAdapter, familyHtlc, normalizeParty, scriptKeysOf } from '../chains/adapters.ts';
 import type { FamilyHtlc, HtlcTerms, SigningOptions } from '../chains/family.ts';
 import type { Asset, Registry } from '../chains/registry.ts';
@@ -46,7 +47,8 @@ export interface OrderCreatorDeps {
   affiliateFeeAssets: readonly Asset[];
   /** Chain access some families need to build transactions (Solana: a recent blockhash). */
   signingOptions?: (asset: Asset) => Promise<Omit<SigningOptions, 'gasless'>>;
-  now?: () => number;
+  /** The order's deadline counts from its time (default: the system clock). */
+  clock?: Clock;
 }
 
 interface Side {
@@ -129,7 +131,7 @@ export class OrderCreator {
       serviceKey = { party, ciphertext: this.deps.secrets.seal(privateKey) };
     }
 
-    const now = Math.floor((this.deps.now ?? Date.now)() / 1000);
+    const now = unixSeconds(this.deps.clock ?? systemClock);
     const deadline = BigInt(now + (chainAdapter(source.asset.chain)?.sourceDeadlineSeconds ?? DEADLINE_SECONDS));
     let lastError: AppError | undefined;
     for (const candidate of candidates) {

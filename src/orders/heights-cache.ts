@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock.ts';
 import { listChainHeights } from '../store/chain-heights.ts';
 import type { Db } from '../store/database.ts';
 import type { StatusClock } from './status.ts';
@@ -19,13 +20,14 @@ const snapshots = new WeakMap<Db, Snapshot>();
  * heights (none at first: unknown heights only delay a timelock-based status) and is retried after
  * the same interval.
  */
-export async function currentHeights(db: Db, now = Date.now()): Promise<ReadonlyMap<string, bigint>> {
+export async function currentHeights(db: Db, now = systemClock.now()): Promise<ReadonlyMap<string, bigint>> {
   let snapshot = snapshots.get(db);
   if (!snapshot) {
     snapshot = { heights: new Map(), readAt: -Infinity };
     snapshots.set(db, snapshot);
   }
-  if (now - snapshot.readAt < HEIGHTS_MAX_AGE_MS) return snapshot.heights;
+  // A read stamped later than `now` came from a clock moved ahead (a test's): it is not trusted.
+  if (now >= snapshot.readAt && now - snapshot.readAt < HEIGHTS_MAX_AGE_MS) return snapshot.heights;
   const s = snapshot;
   s.refreshing ??= listChainHeights(db)
     .then((heights) => (s.heights = heights))
@@ -38,6 +40,7 @@ export async function currentHeights(db: Db, now = Date.now()): Promise<Readonly
 }
 
 /** The clock order statuses are derived by now: this second and the chain heights as `currentHeights` gives them. */
-export async function statusClock(db: Db): Promise<StatusClock> {
-  return { unixSeconds: Math.floor(Date.now() / 1000), heights: await currentHeights(db) };
+export async function statusClock(db: Db, clock: Clock = systemClock): Promise<StatusClock> {
+  const now = clock.now();
+  return { unixSeconds: Math.floor(now / 1000), heights: await currentHeights(db, now) };
 }

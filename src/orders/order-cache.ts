@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock.ts';
 import type { Db, Store } from '../store/database.ts';
 import { findOrder, type OrderRecord } from '../store/orders.ts';
 
@@ -19,6 +20,7 @@ export class OrderCache {
     private readonly db: Db,
     private readonly maxAgeMs: number,
     private readonly maxEntries = 50_000,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Starts listening for changes; returns the function that stops it. */
@@ -35,7 +37,7 @@ export class OrderCache {
 
   async get(id: string): Promise<OrderRecord | undefined> {
     if (!this.live) return findOrder(this.db, id);
-    const now = Date.now();
+    const now = this.clock.now();
     const hit = this.entries.get(id);
     if (hit && hit.until > now) return hit.order;
     let load = this.loading.get(id);

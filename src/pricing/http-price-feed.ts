@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock.ts';
 import type { PriceSource } from './price-source.ts';
 
 export interface HttpPriceFeedOptions {
@@ -9,6 +10,8 @@ export interface HttpPriceFeedOptions {
   maxAgeMs?: number;
   fetch?: typeof fetch;
   onError?: (error: unknown) => void;
+  /** The time prices age by (default: the system clock). */
+  clock?: Clock;
 }
 
 /** USD prices polled from an HTTP feed in the background; lookups never wait for the network. */
@@ -18,10 +21,14 @@ export class HttpPriceFeed implements PriceSource {
   private timer: NodeJS.Timeout | undefined;
   revision = 0;
 
-  constructor(private readonly options: HttpPriceFeedOptions) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly options: HttpPriceFeedOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   usdPrice(priceId: string): number | undefined {
-    if (Date.now() - this.updatedAt > (this.options.maxAgeMs ?? 300_000)) return undefined;
+    if (this.clock.now() - this.updatedAt > (this.options.maxAgeMs ?? 300_000)) return undefined;
     return this.prices.get(priceId);
   }
 
@@ -52,7 +59,7 @@ export class HttpPriceFeed implements PriceSource {
       }
       const changed = next.size !== this.prices.size || [...next].some(([id, p]) => this.prices.get(id) !== p);
       this.prices = next;
-      this.updatedAt = Date.now();
+      this.updatedAt = this.clock.now();
       if (changed) this.revision++;
       return true;
     } catch (error) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ClientActions } from '../chains/adapter.ts';
+import { systemClock, unixSeconds, type Clock } from '../clock.ts';
 import type { Chain } from '../chains/registry.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
 import { safeErrorText } from '../errors.ts';
@@ -38,6 +39,8 @@ export interface SolverOptions {
    * consented to in advance go through them. Without it, stored consents are not used.
    */
   clientActions?: (chainKey: string) => ClientActions | undefined;
+  /** The time rule 2's funding deadline and the failed orders' deadlines count from (default: the system clock). */
+  clock?: Clock;
   log?: Log;
 }
 
@@ -103,6 +106,7 @@ export class Solver {
   private readonly concurrency: number;
   private readonly log: Log;
   private readonly fullPassMs: number;
+  private readonly clock: Clock;
   private readonly clientActions: ((chainKey: string) => ClientActions | undefined) | undefined;
   private touched = new Set<string>();
   private lastFullPass = 0;
@@ -120,6 +124,7 @@ export class Solver {
     this.concurrency = options.concurrency ?? 64;
     this.fullPassMs = options.fullPassMs ?? 1_000;
     this.log = options.log ?? silentLog;
+    this.clock = options.clock ?? systemClock;
     this.clientActions = options.clientActions;
   }
 
@@ -137,7 +142,7 @@ export class Solver {
     const pass: SolverPass = { funded: [], redeemedForClient: [], redeemedSources: [], refunded: [], refundedForClient: [], instantRefunded: [], accrued: [], skipped: [] };
     const chains = [...this.chains.keys()];
     if (chains.length === 0) return pass;
-    const now = Date.now();
+    const now = this.clock.now();
     const full = this.touched.size === 0 || now - this.lastFullPass >= this.fullPassMs;
     const only = full ? undefined : [...this.touched];
     this.touched = new Set();
@@ -161,7 +166,7 @@ export class Solver {
       each(ordersToRedeemSource(this.db, q), (o) => this.redeemSource(o, pass)),
       // After funding: an order the solver funds in this pass is no longer one that failed.
       this.fundAll(each, orderIdsToFund(this.db, q), pass, signal).then(() =>
-        each(ordersToInstantRefund(this.db, { ...q, nowSeconds: Math.floor(Date.now() / 1000) }), (o) => this.instantRefund(o, pass)),
+        each(ordersToInstantRefund(this.db, { ...q, nowSeconds: unixSeconds(this.clock) }), (o) => this.instantRefund(o, pass)),
       ),
       each(ordersToRedeemForClient(this.db, q), (o) => this.redeemForClient(o, pass)),
       each(ordersToAccrue(this.db, q), async (o) => {
@@ -267,7 +272,7 @@ export class Solver {
     if (leftMs <= needMs) return skip(`rule 2: the source has ${leftMs / 1000n} s left, the destination needs more than ${needMs / 1000n} s`);
     const wrongDestination = dst.checkDestination(order);
     if (wrongDestination) return skip(wrongDestination);
-    return new Date(Date.now() + Number(leftMs - needMs));
+    return new Date(this.clock.now() + Number(leftMs - needMs));
   }
 
   /** A step's error as the order's chains describe it (an EVM revert by name), else its redacted message. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
+import { decisionTime } from './decision-time.ts';
 import type { JobSigner, JobStatus } from './schema.ts';
 
 /**
@@ -151,7 +152,7 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Set<
  */
 export async function claimJobs(
   db: Db,
-  input: { chain: string; signer?: JobSigner; worker: string; leaseMs: number; limit: number; newFirst?: boolean; withTx?: boolean },
+  input: { chain: string; signer?: JobSigner; worker: string; leaseMs: number; limit: number; newFirst?: boolean; withTx?: boolean; now?: number },
 ): Promise<ClaimedJob[]> {
   const hasTx = sql`(raw_tx <> '')`;
   const order = input.newFirst ? sql`${hasTx}, id` : sql`id`;
@@ -166,7 +167,7 @@ export async function claimJobs(
       updated_at = now()
     where id in (
       select id from relayer_jobs
-      where chain = ${input.chain} and signer = ${input.signer ?? 'relayer'} and run_after <= now()
+      where chain = ${input.chain} and signer = ${input.signer ?? 'relayer'} and run_after <= ${decisionTime(input.now)}
         and (status in ('queued', 'submitted') or (status = 'running' and locked_until < now())) ${which}
       order by ${order}
       limit ${input.limit}
@@ -184,7 +185,7 @@ export async function claimJobs(
 export async function markSubmitted(
   db: Db,
   id: string,
-  input: { worker: string; txHash: string; nonce?: bigint; recheckMs: number },
+  input: { worker: string; txHash: string; nonce?: bigint; recheckMs: number; now?: number },
 ): Promise<void> {
   await db
     .updateTable('relayer_jobs')
@@ -195,7 +196,7 @@ export async function markSubmitted(
       ...(input.nonce !== undefined ? { nonce: input.nonce } : {}),
       locked_by: null,
       locked_until: null,
-      run_after: sql`now() + ${`${input.recheckMs} milliseconds`}::interval`,
+      run_after: sql`${decisionTime(input.now)} + ${`${input.recheckMs} milliseconds`}::interval`,
       updated_at: new Date(),
     })
     .where('id', '=', id)
@@ -209,12 +210,13 @@ export async function markSubmittedMany(
   worker: string,
   jobs: ReadonlyArray<{ id: string; txHash: string }>,
   recheckMs: number,
+  now?: number,
 ): Promise<void> {
   if (jobs.length === 0) return;
   const values = sql.join(jobs.map((j) => sql`(${j.id}::bigint, ${j.txHash}::text)`));
   await sql`
     update relayer_jobs r set status = 'submitted', tx_hash = v.hash, deferrals = 0, locked_by = null, locked_until = null,
-      run_after = now() + ${`${recheckMs} milliseconds`}::interval, updated_at = now()
+      run_after = ${decisionTime(now)} + ${`${recheckMs} milliseconds`}::interval, updated_at = now()
     from (values ${values}) as v(id, hash)
     where r.id = v.id and r.locked_by = ${worker}
   `.execute(db);
@@ -224,7 +226,7 @@ export async function markSubmittedMany(
 export async function markAttemptFailed(
   db: Db,
   id: string,
-  input: { worker: string; error: string; retryMs: number },
+  input: { worker: string; error: string; retryMs: number; now?: number },
 ): Promise<JobStatus> {
   const row = await db
     .updateTable('relayer_jobs')
@@ -239,7 +241,7 @@ export async function markAttemptFailed(
       deferrals: 0,
       locked_by: null,
       locked_until: null,
-      run_after: sql`now() + ${`${input.retryMs} milliseconds`}::interval`,
+      run_after: sql`${decisionTime(input.now)} + ${`${input.retryMs} milliseconds`}::interval`,
       updated_at: new Date(),
     }))
     .where('id', '=', id)
@@ -255,12 +257,12 @@ export async function markAttemptFailed(
  * `retryMs`, doubled for each deferral in a row, at most `maxRetryMs`. A signed transaction it holds
  * stays: it may be out, and it is followed up when the node answers.
  */
-export async function deferJob(db: Db, id: string, input: { worker: string; error: string; retryMs: number; maxRetryMs?: number }): Promise<void> {
+export async function deferJob(db: Db, id: string, input: { worker: string; error: string; retryMs: number; maxRetryMs?: number; now?: number }): Promise<void> {
   const max = input.maxRetryMs ?? input.retryMs;
   await sql`
     update relayer_jobs set status = 'queued', attempts = greatest(attempts - 1, 0),
       last_error = ${input.error.slice(0, 2000)}, deferrals = deferrals + 1, locked_by = null, locked_until = null,
-      run_after = now() + least(${input.retryMs}::float8 * power(2, least(deferrals, 30)), ${max}::float8) * interval '1 millisecond',
+      run_after = ${decisionTime(input.now)} + least(${input.retryMs}::float8 * power(2, least(deferrals, 30)), ${max}::float8) * interval '1 millisecond',
       updated_at = now()
     where id = ${id} and locked_by = ${input.worker}
   `.execute(db);

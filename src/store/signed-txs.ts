@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
+import { decisionTime } from './decision-time.ts';
 import type { RelayerJob } from './relayer-jobs.ts';
 import type { JobSigner } from './schema.ts';
 
@@ -42,12 +43,12 @@ const toSignedTx = (row: SignedRow): SignedTx => ({
   ageMs: Number(row.age_ms),
 });
 
-/** The signed transactions of the jobs that hold one, by job id, in one read. */
-export async function readSignedTxs(db: Db, jobIds: readonly string[]): Promise<Map<string, SignedTx>> {
+/** The signed transactions of the jobs that hold one, by job id, in one read; their ages at `now` (`decisionTime`). */
+export async function readSignedTxs(db: Db, jobIds: readonly string[], now?: number): Promise<Map<string, SignedTx>> {
   if (jobIds.length === 0) return new Map();
   const { rows } = await sql<SignedRow>`
     select id::text as id, raw_tx, tx_hash, nonce, valid_until_height, tx_hashes,
-      coalesce(extract(epoch from (now() - signed_at)) * 1000, 0)::bigint as age_ms
+      coalesce(extract(epoch from (${decisionTime(now)} - signed_at)) * 1000, 0)::bigint as age_ms
     from relayer_jobs where id in (select unnest(${jobIds.map(String)}::bigint[])) and raw_tx <> ''
   `.execute(db);
   return new Map(rows.map((row) => [String(row.id), toSignedTx(row)]));

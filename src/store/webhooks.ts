@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
+import { decisionTime } from './decision-time.ts';
 import type { WebhookDeliveryStatus } from './schema.ts';
 
 export interface WebhookEndpoint {
@@ -182,7 +183,7 @@ export async function insertDeliveries(db: Db, events: readonly OutboxEvent[]): 
  */
 export async function claimDeliveries(
   db: Db,
-  input: { worker: string; leaseMs: number; limit: number; perEndpoint: number },
+  input: { worker: string; leaseMs: number; limit: number; perEndpoint: number; now?: number },
 ): Promise<ClaimedDelivery[]> {
   const rows = await sql<{
     id: string;
@@ -200,7 +201,7 @@ export async function claimDeliveries(
     ), candidates as (
       select d.id, d.endpoint_id, d.next_attempt_at from webhook_deliveries d
       join webhook_endpoints e on e.id = d.endpoint_id
-      where d.status = 'pending' and d.next_attempt_at <= now()
+      where d.status = 'pending' and d.next_attempt_at <= ${decisionTime(input.now)}
         and (d.locked_until is null or d.locked_until < now())
         and e.disabled_at is null
         and d.endpoint_id not in (select endpoint_id from busy where n >= ${input.perEndpoint})
@@ -288,13 +289,15 @@ export async function markFailed(
   worker: string,
   outcome: AttemptOutcome,
   policy: FailurePolicy,
+  now?: number,
 ): Promise<{ status: WebhookDeliveryStatus; disabled: boolean; endpointId: string } | undefined> {
   const error = outcome.error.slice(0, 500);
+  const at = decisionTime(now);
   const result = await sql<{ status: WebhookDeliveryStatus; disabled: boolean; endpoint_id: string }>`
     with d as (
       update webhook_deliveries set
-        status = case when created_at + ${ms(policy.giveUpMs)} < now() + ${ms(policy.retryMs)} then 'failed' else 'pending' end,
-        next_attempt_at = now() + ${ms(policy.retryMs)}, last_status_code = ${outcome.statusCode}, last_error = ${error},
+        status = case when created_at + ${ms(policy.giveUpMs)} < ${at} + ${ms(policy.retryMs)} then 'failed' else 'pending' end,
+        next_attempt_at = ${at} + ${ms(policy.retryMs)}, last_status_code = ${outcome.statusCode}, last_error = ${error},
         locked_by = null, locked_until = null, updated_at = now()
       where id = ${id} and locked_by = ${worker} and status = 'pending'
       returning id, endpoint_id, attempts, status
@@ -304,14 +307,14 @@ export async function markFailed(
     ), e as (
       update webhook_endpoints w set
         consecutive_failures = w.consecutive_failures + 1,
-        failing_since = coalesce(w.failing_since, now()),
-        disabled_at = case when w.disabled_at is null and w.failing_since <= now() - ${ms(policy.disableAfterMs)} then now() else w.disabled_at end,
-        disabled_reason = case when w.disabled_at is null and w.failing_since <= now() - ${ms(policy.disableAfterMs)}
+        failing_since = coalesce(w.failing_since, ${at}),
+        disabled_at = case when w.disabled_at is null and w.failing_since <= ${at} - ${ms(policy.disableAfterMs)} then ${at} else w.disabled_at end,
+        disabled_reason = case when w.disabled_at is null and w.failing_since <= ${at} - ${ms(policy.disableAfterMs)}
           then 'no successful delivery since ' || to_char(w.failing_since, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ' ('
             || (w.consecutive_failures + 1) || ' failed attempts in a row; the last: ' || ${error} || ')'
           else w.disabled_reason end
       from d where w.id = d.endpoint_id
-      returning w.id, w.disabled_at = now() as newly_disabled
+      returning w.id, w.disabled_at = ${at} as newly_disabled
     )
     select d.status, coalesce(e.newly_disabled, false) as disabled, d.endpoint_id from d left join e on e.id = d.endpoint_id
   `.execute(db);

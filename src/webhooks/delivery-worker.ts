@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { systemClock, type Clock } from '../clock.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
 import { retryWhileUnreachable, type Db, type Store } from '../store/database.ts';
 import {
@@ -47,6 +48,8 @@ export interface WebhookWorkerOptions {
   keepDeliveriesMs?: number;
   /** How often ended deliveries past `keepDeliveriesMs` are deleted (default hourly, and at start). */
   pruneEveryMs?: number;
+  /** The time retries, giving up and disabling count by (default: the system clock). */
+  clock?: Clock;
   log?: Log;
 }
 
@@ -75,6 +78,7 @@ export class WebhookDeliveryWorker {
   private readonly giveUpMs: number;
   private readonly disableAfterMs: number;
   private readonly log: Log;
+  private readonly clock: Clock;
   private readonly allowPrivateAddresses: boolean;
   private readonly stopping = new AbortController();
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -97,6 +101,7 @@ export class WebhookDeliveryWorker {
     this.giveUpMs = options.giveUpMs ?? 86_400_000;
     this.disableAfterMs = options.disableAfterMs ?? 86_400_000;
     this.log = options.log ?? silentLog;
+    this.clock = options.clock ?? systemClock;
     this.allowPrivateAddresses = options.allowPrivateAddresses ?? false;
     this.poll = setInterval(() => this.wake(), options.pollMs ?? 1_000);
     this.poll.unref();
@@ -153,6 +158,7 @@ export class WebhookDeliveryWorker {
             leaseMs: this.leaseMs,
             limit: room,
             perEndpoint: this.perEndpoint,
+            now: this.clock.now(),
           });
           for (const delivery of claimed) this.start(delivery);
           if (claimed.length < room) break;
@@ -198,7 +204,7 @@ export class WebhookDeliveryWorker {
         retryMs: retryDelayMs(delivery.attempt, this.firstRetryMs, this.maxRetryMs),
         giveUpMs: this.giveUpMs,
         disableAfterMs: this.disableAfterMs,
-      }),
+      }, this.clock.now()),
     );
     if (result?.status === 'failed') this.log.warn({ delivery: delivery.id, endpoint: delivery.endpointId, error: outcome.error }, 'webhook delivery given up');
     if (result?.disabled) {

@@ -18,6 +18,7 @@ import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { startHttpFaultProxy, throughFaults, type HttpFaultProxy } from '../helpers/http-fault-proxy.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { startChains, type LocalChain } from '../relayer/harness.ts';
+import { MovableClock } from '../helpers/clock.ts';
 
 const registry = localnetRegistry();
 const CHAIN = 'ethereum_localnet';
@@ -41,8 +42,11 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
   let engine: EvmEngine;
   let gateway: HttpFaultProxy;
   let viaGateway: EvmEngine;
+  /** The engine's clock: rule 2's deadlines pass when the test moves it. */
+  let clock: MovableClock;
 
   before(async () => {
+    clock = new MovableClock();
     store = await openTestStore(kind);
     await seedBasics(store.db, registry);
     proxy = await startTcpProxy({ host: '127.0.0.1', port: eth.node.port });
@@ -56,6 +60,7 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
       recheckMs: 0,
       retryMs: 5,
       maxRetryMs: 40,
+      clock,
     });
     gateway = await startHttpFaultProxy(eth.node.rpcUrl);
     viaGateway = evmEngine({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: gateway.url, privateKey: solverKey, signer: 'solver', recheckMs: 0, retryMs: 5, maxRetryMs: 40 });
@@ -171,7 +176,7 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
 
   test('safety rule 2: a funding whose deadline passed is never sent', async () => {
     const before = await nonce();
-    const key = await enqueue(fundPayload(), { broadcastBy: new Date(Date.now() - 1_000) });
+    const key = await enqueue(fundPayload(), { broadcastBy: new Date(clock.now() - 1_000) });
     await engine.tick();
     const refused = await job(key);
     assert.equal(refused.status, 'failed');
@@ -184,12 +189,12 @@ describeEachStore('the engine, EVM driver, under faults', (kind) => {
     await eth.node.rpc('evm_setAutomine', [false]);
     try {
       const balanceBefore = await eth.client.getBalance({ address: eth.deployment.contracts.nativeHtlc });
-      const key = await enqueue(fundPayload(), { broadcastBy: new Date(Date.now() + 1_000) });
+      const key = await enqueue(fundPayload(), { broadcastBy: new Date(clock.now() + 60_000) });
       await engine.tick();
       const sent = await job(key);
       assert.equal(sent.status, 'submitted');
       const funding = sent.txHash as Hex;
-      await pause(1_100);
+      clock.advance(60_000);
       await engine.tick(); // past the deadline, still pending: replaced at its nonce
       const cancelling = await job(key);
       assert.notEqual(cancelling.txHash, funding, 'a cancellation took its place');

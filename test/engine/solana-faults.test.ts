@@ -18,6 +18,7 @@ import { signedTransaction, startNativeSwapsLocalnet, type LocalnetHarness } fro
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { startHttpFaultProxy, throughFaults, type HttpFaultProxy } from '../helpers/http-fault-proxy.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { MovableClock } from '../helpers/clock.ts';
 
 const registry = localnetRegistry();
 const CHAIN = 'solana_localnet';
@@ -42,6 +43,8 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
   let engine: TxEngine;
   let gateway: HttpFaultProxy;
   let viaGateway: TxEngine;
+  /** The engines' clock: rule 2's deadlines pass when the test moves it. */
+  const clock = new MovableClock();
 
   before(async () => {
     store = await openTestStore(kind);
@@ -51,7 +54,7 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
     // The solver's engine of the chain, reaching its node at `rpcUrl`.
     const engineAt = (rpcUrl: string) =>
-      solanaEngine({ db: store.db, chain: CHAIN, rpcUrl, payer: Promise.resolve(payer), signer: 'solver', instructions: solanaJobInstructions, recheckMs: 0, retryMs: 5, maxRetryMs: 40 });
+      solanaEngine({ db: store.db, chain: CHAIN, rpcUrl, payer: Promise.resolve(payer), signer: 'solver', instructions: solanaJobInstructions, recheckMs: 0, retryMs: 5, maxRetryMs: 40, clock });
     engine = engineAt(proxy.through(net.chain.rpcUrl));
     gateway = await startHttpFaultProxy(net.chain.rpcUrl);
     viaGateway = engineAt(gateway.url);
@@ -114,7 +117,7 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
 
   test('safety rule 2: a funding whose deadline passed is never sent', async (t) => {
     if (!net) return t.skip('no Solana toolchain');
-    const { key } = await enqueue({ broadcastBy: new Date(Date.now() - 1_000) });
+    const { key } = await enqueue({ broadcastBy: new Date(clock.now() - 1_000) });
     await engine.tick();
     const refused = await job(key);
     assert.equal(refused.status, 'failed');
@@ -124,13 +127,13 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
 
   test('safety rule 2: a funding signed before its deadline but not landed is never sent after it, and fails when it expires', async (t) => {
     if (!net) return t.skip('no Solana toolchain');
-    const { key, payload } = await enqueue({ broadcastBy: new Date(Date.now() + 500) });
+    const { key, payload } = await enqueue({ broadcastBy: new Date(clock.now() + 60_000) });
     // As if a worker signed and stored it, then died before the node got it.
     const [claimed] = await claimJobs(store.db, { chain: CHAIN, signer: 'solver', worker: 'crashed', leaseMs: 60_000, limit: 1 });
     const { wire, signature, lastValidBlockHeight } = await signedTransaction(net.rpc, payer, await solanaJobInstructions(payload, payer));
     assert.ok(await saveSignedTx(store.db, claimed!, 'crashed', { raw: wire, hash: signature, validUntilHeight: lastValidBlockHeight }));
     await markSubmitted(store.db, claimed!.id, { worker: 'crashed', txHash: signature, recheckMs: 0 });
-    await pause(600);
+    clock.advance(60_000);
     await engine.tick(); // past the deadline: not sent
     net.chain.advanceSlots(1);
     assert.equal((await net.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send()).value[0], null, 'not sent');

@@ -2,11 +2,13 @@
 // (a notified write, time passing, a chain height), and atomically with what rides on it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { unixSeconds } from '../../src/clock.ts';
 import { OrderRecorder } from '../../src/events/order-recorder.ts';
 import { setChainHeight } from '../../src/store/chain-heights.ts';
 import type { Store } from '../../src/store/database.ts';
 import { eventsAfter } from '../../src/store/order-events.ts';
 import { insertOrder } from '../../src/store/orders.ts';
+import { MovableClock } from '../helpers/clock.ts';
 import { sampleOrder, seedBasics } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 
@@ -62,9 +64,10 @@ describeEachStore('order event recorder', (kind) => {
   });
 
   test('time and chain height alone move statuses without any write to the order', async () => {
-    const recorder = new OrderRecorder(store.db);
+    const clock = new MovableClock();
+    const recorder = new OrderRecorder(store.db, [], clock);
     await recorder.tick();
-    const late = sampleOrder(appId, { deadline: BigInt(Math.floor(Date.now() / 1000) + 1) });
+    const late = sampleOrder(appId, { deadline: BigInt(unixSeconds(clock) + 1) });
     const locked = sampleOrder(appId);
     await insertOrder(store.db, late);
     await insertOrder(store.db, locked);
@@ -75,8 +78,8 @@ describeEachStore('order event recorder', (kind) => {
     assert.deepEqual(await statusesOf(late.id), ['created']);
     assert.deepEqual(await statusesOf(locked.id), ['initiated']);
 
-    await new Promise((r) => setTimeout(r, 2_100));
     await setChainHeight(store.db, 'ethereum_localnet', 100n + 600n + 1n);
+    clock.advance(2_000); // past the deadline, and a second since the last look
     const moved = await recorder.tick(); // nothing touched
     assert.deepEqual(moved.map((e) => [e.orderId, e.status]).sort(), [[late.id, 'expired'], [locked.id, 'awaiting_refund']].sort());
     assert.deepEqual(await recorder.tick(), [], 'recorded once');

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { OrderCache } from '../../src/orders/order-cache.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { insertOrder } from '../../src/store/orders.ts';
+import { MovableClock } from '../helpers/clock.ts';
 import { sampleOrder, seedBasics } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -71,6 +72,23 @@ describeEachStore('order read cache', (kind) => {
     const off = new OrderCache(store.db, 0);
     await off.start(store);
     assert.ok((await off.get(order.id)) !== (await off.get(order.id)), 'a cache turned off queries every time');
+  });
+
+  test("an entry lives its maxAgeMs by the service's clock, then the order is read again", async () => {
+    const clock = new MovableClock();
+    const cache = new OrderCache(store.db, 60_000, undefined, clock);
+    const stop = await cache.start(store);
+    try {
+      const order = sampleOrder(appId);
+      await insertOrder(store.db, order);
+      const cached = await settled(cache, order.id);
+      clock.advance(59_000);
+      assert.equal(await cache.get(order.id), cached, 'still within its life');
+      clock.advance(1_000);
+      assert.notEqual(await cache.get(order.id), cached, 'past its life: read again');
+    } finally {
+      await stop();
+    }
   });
 
   test('concurrent misses share one query, and an unknown order is not cached', async () => {

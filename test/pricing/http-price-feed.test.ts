@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { HttpPriceFeed } from '../../src/pricing/http-price-feed.ts';
+import { MovableClock } from '../helpers/clock.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let server: Server;
 let url: string;
@@ -45,28 +47,29 @@ test('a change bumps the revision; bad values are ignored; failures keep the las
 
   status = 500;
   const errors: unknown[] = [];
-  const failing = new HttpPriceFeed({ url, priceIds: ['bitcoin'], maxAgeMs: 200, onError: (e) => errors.push(e) });
+  const clock = new MovableClock();
+  const failing = new HttpPriceFeed({ url, priceIds: ['bitcoin'], maxAgeMs: 200, onError: (e) => errors.push(e), clock });
   status = 200;
   await failing.refresh();
   status = 500;
   assert.equal(await failing.refresh(), false);
   assert.match(String(errors[0]), /price feed answered 500/);
   assert.equal(failing.usdPrice('bitcoin'), 96000, 'still fresh enough');
-  await new Promise((r) => setTimeout(r, 250));
+  clock.advance(250);
   assert.equal(failing.usdPrice('bitcoin'), undefined, 'too old to quote on');
   status = 200;
   body = { bitcoin: { usd: 95000 }, 'usd-coin': { usd: 1 } };
 });
 
 test('start fetches at once and keeps refreshing until stopped', async () => {
-  const feed = new HttpPriceFeed({ url, priceIds: ['bitcoin'], refreshMs: 1000 });
+  const feed = new HttpPriceFeed({ url, priceIds: ['bitcoin'], refreshMs: 100 });
   const before = requests.length;
   assert.equal(await feed.start(), true);
   assert.equal(requests.length, before + 1);
-  await new Promise((r) => setTimeout(r, 1100));
+  await waitFor(() => requests.length >= before + 2, 5_000, 'a refresh on its interval');
   feed.stop();
   const seen = requests.length;
-  assert.ok(seen >= before + 2, 'refreshed on its interval');
-  await new Promise((r) => setTimeout(r, 1100));
+  // The interval is a real timer: no fetch in three of its intervals after the stop.
+  await new Promise((r) => setTimeout(r, 300));
   assert.equal(requests.length, seen, 'no fetch after stop');
 });

@@ -10,6 +10,7 @@ import { startWebhookDelivery, WebhookDeliveryWorker, type WebhookWorkerOptions 
 import { registerEndpoint } from '../../src/webhooks/endpoints.ts';
 import { enqueueWebhookDeliveries } from '../../src/webhooks/outbox.ts';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.ts';
+import { MovableClock } from '../helpers/clock.ts';
 import { seedBasics } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { recordEvent, startReceiver, type Receiver } from '../helpers/webhooks.ts';
@@ -139,7 +140,7 @@ describeEachStore('webhook delivery', (kind) => {
     await store.db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date() }).where('endpoint_id', '=', endpoint.id).execute();
     worker();
     await waitFor(async () => (await log(endpoint.id)).every((d) => d.status === 'delivered'), 5_000, 'every delivery');
-    await new Promise((r) => setTimeout(r, 200));
+    await Promise.all(stops.splice(0).map((stop) => stop())); // every request sent has ended
     const ok = receiver.received.slice(1).map((r) => r.headers['hashlock-event-id']);
     assert.deepEqual([...ok].sort(), events.map((e) => e.id).sort(), 'each event answered 2xx exactly once');
   });
@@ -181,8 +182,7 @@ describeEachStore('webhook delivery', (kind) => {
       w1.wake();
       w2.wake();
       await waitFor(async () => (await log(a.endpoint.id)).concat(await log(b.endpoint.id)).filter((d) => d.status === 'delivered').length === 30, 10_000, 'every delivery');
-      await new Promise((r) => setTimeout(r, 200));
-      await Promise.all(stops.splice(0).map((stop) => stop()));
+      await Promise.all(stops.splice(0).map((stop) => stop())); // every request sent has ended
       const ids = [...a.receiver.received, ...b.receiver.received].map((r) => r.headers['hashlock-event-id'] as string);
       assert.equal(ids.length, 30);
       assert.deepEqual([...ids].sort(), events.map((e) => e.id).sort());
@@ -236,11 +236,11 @@ describeEachStore('webhook delivery', (kind) => {
     await waitFor(async () => (await log(endpoint.id)).every((d) => d.status === 'failed'), 5_000, 'the deliveries stopped');
     assert.ok((await log(endpoint.id)).some((d) => /^endpoint disabled: no successful delivery/.test(d.lastError)));
     const before = receiver.received.length;
-    // A disabled endpoint gets no new deliveries.
+    // A disabled endpoint gets no new deliveries: none is queued for it, so none can be sent.
     await queue([await recordEvent(store.db, appId, 'redeemed')]);
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(receiver.received.length, before);
     assert.equal((await log(endpoint.id)).length, 3);
+    await Promise.all(stops.splice(0).map((stop) => stop())); // every request sent has ended
+    assert.equal(receiver.received.length, before);
   });
 
   test('a delivery that keeps failing is given up after giveUpMs, with its last error', async () => {
@@ -248,21 +248,50 @@ describeEachStore('webhook delivery', (kind) => {
       res.statusCode = 429;
       res.end();
     });
-    worker({ giveUpMs: 300 });
-    await queue([await recordEvent(store.db, appId, 'created')]);
+    const clock = new MovableClock();
+    worker({ giveUpMs: 3_600_000, clock });
+    const first = await recordEvent(store.db, appId, 'created');
+    await queue([first]);
+    await waitFor(() => receiver.received.length >= 2, 5_000, 'a retry');
+    assert.equal((await log(endpoint.id))[0]?.status, 'pending', 'retried within its hour');
+    clock.advance(3_600_000);
     await waitFor(async () => (await log(endpoint.id))[0]?.status === 'failed', 10_000, 'the delivery given up');
     const [entry] = await log(endpoint.id);
     assert.equal(entry!.lastError, 'HTTP 429');
     assert.equal(entry!.nextAttemptAt, null);
     const attempts = receiver.received.length;
     assert.ok(attempts >= 2 && attempts === entry!.attempts, `${attempts} attempts`);
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(receiver.received.length, attempts, 'no attempt after giving up');
+    // An hour later a new delivery to the endpoint goes out; the given-up one is not tried again.
+    clock.advance(3_600_000);
+    const later = await recordEvent(store.db, appId, 'initiated');
+    await queue([later]);
+    await waitFor(() => receiver.received.some((r) => r.headers['hashlock-event-id'] === later.id), 5_000, 'the later delivery');
+    assert.equal(receiver.received.filter((r) => r.headers['hashlock-event-id'] === first.id).length, attempts, 'no attempt after giving up');
     assert.equal((await findEndpoint(store.db, endpoint.id))!.disabledAt, null, 'a day of failures has not passed');
   });
 
+  test('a retry due in ten minutes is sent as soon as the clock reaches it', async () => {
+    let fail = true;
+    const { receiver, appId, endpoint } = await setup((_req, res) => {
+      res.statusCode = fail ? 503 : 200;
+      fail = false;
+      res.end();
+    });
+    const clock = new MovableClock();
+    worker({ firstRetryMs: 600_000, maxRetryMs: 600_000, clock });
+    await queue([await recordEvent(store.db, appId, 'created')]);
+    await waitFor(async () => (await log(endpoint.id))[0]?.lastStatusCode === 503, 5_000, 'the failure recorded');
+    const dueInMs = Date.parse((await log(endpoint.id))[0]!.nextAttemptAt!) - clock.now();
+    assert.ok(dueInMs > 0.8 * 600_000 - 5_000 && dueInMs <= 1.2 * 600_000, `the retry is due in ${dueInMs} ms: ten minutes, with jitter`);
+    assert.equal(receiver.received.length, 1);
+    clock.advance(dueInMs);
+    await waitFor(async () => (await log(endpoint.id))[0]?.status === 'delivered', 5_000, 'the retry');
+    assert.equal(receiver.received.length, 2);
+    assert.equal(receiver.received[1]!.headers['hashlock-delivery-attempt'], '2');
+  });
+
   test('an endpoint subscribed to some statuses gets only those', async () => {
-    const { receiver, appId } = await setup(undefined, ['redeemed', 'refunded']);
+    const { receiver, appId, endpoint } = await setup(undefined, ['redeemed', 'refunded']);
     worker();
     const events = [
       await recordEvent(store.db, appId, 'created'),
@@ -272,7 +301,8 @@ describeEachStore('webhook delivery', (kind) => {
     ];
     await queue(events);
     await waitFor(() => receiver.received.length === 2, 5_000, 'two deliveries');
-    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await log(endpoint.id)).length, 2, 'only the subscribed statuses are queued');
+    await Promise.all(stops.splice(0).map((stop) => stop())); // every request sent has ended
     assert.deepEqual(receiver.received.map((r) => JSON.parse(r.body).status).sort(), ['redeemed', 'refunded']);
   });
   test('the delivery log keeps an ended delivery keepDeliveriesMs, then a worker deletes it with its attempts; pending ones stay', async () => {

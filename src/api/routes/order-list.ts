@@ -88,7 +88,7 @@ export function orderFilters(
 }
 
 export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { db, registry, auth, orders } = ctx;
+  const { db, clock, registry, auth, orders } = ctx;
 
   app.get<{ Querystring: ListQuery }>(
     '/v2/orders',
@@ -109,7 +109,7 @@ export function orderListRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (request, reply) => {
       const q = request.query;
-      const now = await statusClock(db);
+      const now = await statusClock(db, clock);
       const { ids, total } = await listOrderIds(db, {
         ...orderFilters(registry, q),
         appId: request.app!.id,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { chainAdapter } from '../../chains/adapters.ts';
+import { unixSeconds } from '../../clock.ts';
 import { notFound } from '../../errors.ts';
 import { statusClock } from '../../orders/heights-cache.ts';
 import { quoteInitiate, quoteStatus, quoteView, type QuoteStatus } from '../../orders/quote-view.ts';
@@ -19,7 +20,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const quoteBodies = new WeakMap<OrderRecord, { status: QuoteStatus; body: string }>();
 
 export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  const { db, registry, auth, orders } = ctx;
+  const { db, clock, registry, auth, orders } = ctx;
 
   app.get<{ Params: { order: string } }>(
     '/v2/orders/:order',
@@ -36,7 +37,7 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const id = request.params.order.toLowerCase();
       const order = await orders.get(id);
       if (!order) throw notFound(`order ${id} not found`);
-      const status = orderStatus(order, await statusClock(db));
+      const status = orderStatus(order, await statusClock(db, clock));
       return reply.type(JSON_TYPE).send(`{"status":"Ok","result":${orderJson(order, status)}}`);
     },
   );
@@ -56,7 +57,7 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const id = request.params.id.toLowerCase();
       const order = await orders.get(id);
       if (!order) throw notFound(`quote ${id} not found`);
-      const now = Math.floor(Date.now() / 1000);
+      const now = unixSeconds(clock);
       const status = quoteStatus(order, now);
       // A Solana initiate carries a recent blockhash, so its body is built afresh every time.
       const source = registry.asset(order.source.asset)?.chain;

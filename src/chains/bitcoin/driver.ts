@@ -1,5 +1,6 @@
 import type { Bump, HeldItem, JobItem, NewTx, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
 import type { BitcoinFeeBumper } from './fee-bump.ts';
+import { systemClock, type Clock } from '../../clock.ts';
 import { pastBroadcastDeadline, TxEngine, type EngineOptions } from '../../engine/engine.ts';
 import { safeErrorText } from '../../errors.ts';
 import type { BitcoinPayload } from './store/jobs.ts';
@@ -17,6 +18,8 @@ export interface BitcoinDriverOptions {
   cancelFunding?: (payload: BitcoinPayload, signed: { raw: string; hash: string }) => Promise<NewTx | undefined>;
   /** Bumps stuck transactions from the solver's wallet (CPFP) or by their replacements (RBF). */
   bumper?: BitcoinFeeBumper;
+  /** The time broadcast deadlines count by (the engine's). */
+  clock?: Clock;
 }
 
 const TXID = /^[0-9a-f]{64}$/;
@@ -99,7 +102,7 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
         }
         const mined = rows.find((r) => r.spentBlockNumber !== null && r.spentTxid !== null);
         if (mined) return { state: 'landed', hash: mined.spentTxid! };
-        if (pastBroadcastDeadline(job) && rows.every((r) => r.spentTxid === null) && !(await this.options.rpc.mempoolEntry(signed.hash))) {
+        if (pastBroadcastDeadline(job, (this.options.clock ?? systemClock).now()) && rows.every((r) => r.spentTxid === null) && !(await this.options.rpc.mempoolEntry(signed.hash))) {
           return { state: 'dropped', reason: 'it never reached a mempool' };
         }
         return { state: 'pending' };

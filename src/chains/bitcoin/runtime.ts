@@ -19,7 +19,7 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
   const rpc = bitcoinRpcFor({ url: access.rpc_url, cookieFile: access.rpc_cookie_file });
   const solverKey = ctx.solverKey && hexToBytes(ctx.solverKey.slice(2));
   const bump = access.fee_bump ?? {};
-  const solver = solverKey && new BitcoinSolverChain(chain, db, rpc, solverKey, ctx.secrets, bump.replace_by_fee);
+  const solver = solverKey && new BitcoinSolverChain(chain, db, rpc, solverKey, ctx.secrets, bump.replace_by_fee, ctx.clock);
   const watcher = new BitcoinWatcher(db, chain, rpc, { walletAddresses: solver ? [solver.wallet] : [] });
   const log = ctx.log.child({ chain: chain.key, worker: 'relayer' });
   // Stuck transactions are bumped from the solver's wallet, or by the replacements signed with them.
@@ -34,6 +34,7 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
     chain: chain.key,
     rpc,
     worker: ctx.instance,
+    clock: ctx.clock,
     log,
     ...(bumper ? { bumper } : {}),
     ...(solver ? { cancelFunding: (payload: BitcoinPayload, signed: { raw: string; hash: string }) => solver.cancelFunding(payload, signed) } : {}),

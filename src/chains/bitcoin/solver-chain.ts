@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../clock.ts';
 import { xOnlyPublicKeyOf } from './address.ts';
 import { htlcAddress } from './htlc.ts';
 import { buildRedeemTx, buildRefundTx } from './htlc-spend.ts';
@@ -40,6 +41,8 @@ export class BitcoinSolverChain implements SolverChain {
     private readonly secrets: SecretBox,
     /** Whether the chain's nodes relay BIP125 replacements (default: what the network's node software does). */
     private readonly replaceByFee = relaysReplacements(chain.network),
+    /** The time rule 2's broadcast deadline counts by. */
+    private readonly clock: Clock = systemClock,
   ) {
     if (chain.family !== 'bitcoin') throw new Error(`${chain.key} is not a Bitcoin-family chain`);
     this.xOnly = xOnlyPublicKeyOf(key);
@@ -121,7 +124,7 @@ export class BitcoinSolverChain implements SolverChain {
     }
     // Sent at once (the engine sends it too, and again, until its deadline): a funding is never first
     // sent after it (safety rule 2).
-    if (Date.now() >= fundBy.getTime()) return;
+    if (this.clock.now() >= fundBy.getTime()) return;
     for (const raw of picked.parents) await broadcastBitcoinTx(this.rpc, raw).catch(() => undefined);
     await broadcastBitcoinTx(this.rpc, picked.tx.hex);
   }
@@ -222,7 +225,7 @@ export class BitcoinSolverChain implements SolverChain {
 
   /** Rebroadcasts the job's transaction when one was written (a job the node refuses stays with the relayer). */
   private async resend(idempotencyKey: string): Promise<string | undefined> {
-    const job = await bitcoinJobTx(this.db, idempotencyKey);
+    const job = await bitcoinJobTx(this.db, idempotencyKey, this.clock.now());
     if (!job) return undefined;
     // Never past a funding's deadline (safety rule 2): it lands then only if it is out already.
     if (job.status !== 'confirmed' && job.status !== 'failed' && job.rawTx && !job.pastDeadline) await broadcastBitcoinTx(this.rpc, job.rawTx).catch(() => undefined);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { systemClock, unixSeconds, type Clock } from '../../clock.ts';
 import {
   getAddress,
   hashTypedData,
@@ -31,6 +32,8 @@ export interface EvmClientActionsDeps {
   client: PublicClient;
   /** The solver's key on the chain, when this instance holds it: it co-signs instant refunds of sources it redeems. */
   solverSigner?: LocalAccount;
+  /** The time order deadlines count by (default: the system clock). */
+  clock?: Clock;
 }
 
 const SIGNATURE = /^(0x)?([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
@@ -83,7 +86,7 @@ export class EvmClientActions implements ClientActions {
     await this.checkInitiatorSignature(asset, initiator, typedData, signature, "this order's typed data");
     const existing = await liveActionJob(this.db, order.id, 'initiate');
     if (existing) return existing;
-    if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
+    if (BigInt(order.deadline) < BigInt(unixSeconds(this.deps.clock ?? systemClock))) {
       throw new AppError('deadline_passed', `order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
     }
     if (order.source.initiateTxHash !== '') throw new AppError('already_initiated', `order ${order.id}: the source is already initiated`);

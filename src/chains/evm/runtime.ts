@@ -49,6 +49,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
       ...(access.max_fee_gwei ? { maxFeePerGas: parseGwei(access.max_fee_gwei) } : {}),
       ...(access.fee_bump?.after_seconds ? { bumpAfterMs: access.fee_bump.after_seconds * 1_000 } : {}),
       worker: ctx.instance,
+      clock: ctx.clock,
       log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }),
     });
     return engineWorkers(engine);
@@ -60,7 +61,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
     workers,
     ...(solver ? { solver, prepare: () => solver.prepare() } : {}),
     ...(ctx.relayerKey
-      ? { clientActions: new EvmClientActions(db, ctx.registry, { client, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
+      ? { clientActions: new EvmClientActions(db, ctx.registry, { client, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
       : {}),
     async balances(party, assets) {
       const address = party as Address;

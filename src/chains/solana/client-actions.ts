@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { systemClock, unixSeconds, type Clock } from '../../clock.ts';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import {
   getAddressEncoder,
@@ -31,6 +32,8 @@ export interface SolanaClientActionsDeps {
   relayer: Address;
   /** The solver's account, when this instance holds its key: it signs instant refunds of sources it would redeem. */
   solver?: Address;
+  /** The time order deadlines count by (default: the system clock). */
+  clock?: Clock;
 }
 
 /** How many block heights a blockhash stays usable for, on every Solana cluster. */
@@ -71,7 +74,7 @@ export class SolanaClientActions implements ClientActions {
     const existing = await liveActionJob(this.db, order.id, 'initiate');
     if (existing) return existing;
     await this.checkIsOrderInitiate(order, signed);
-    if (BigInt(order.deadline) < BigInt(Math.floor(Date.now() / 1000))) {
+    if (BigInt(order.deadline) < BigInt(unixSeconds(this.deps.clock ?? systemClock))) {
       throw new AppError('deadline_passed', `order ${order.id}: its deadline ${order.deadline} has passed, the source may no longer be initiated`);
     }
     if (order.source.initiateTxHash !== '' || (await this.swap(side, 'processed'))) {

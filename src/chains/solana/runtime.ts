@@ -44,6 +44,7 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
         signer,
         instructions: solanaJobInstructions,
         worker: ctx.instance,
+        clock: ctx.clock,
         log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }),
       }),
       400,
@@ -58,6 +59,7 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
       ? {
           clientActions: new SolanaClientActions(db, ctx.registry, chain, {
             reader,
+            clock: ctx.clock,
             relayer: solanaAddressOfKey(ctx.relayerKey),
             ...(solverAddress ? { solver: solverAddress } : {}),
           }),

@@ -17,6 +17,7 @@ import { randomHex32, seedBasics } from '../../helpers/fixtures.ts';
 import { litecoinNodeForSuite } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 import { startHttpFaultProxy, throughFaults } from '../../helpers/http-fault-proxy.ts';
+import { MovableClock } from '../../helpers/clock.ts';
 
 const CHAIN = 'litecoin_localnet';
 let node: LitecoinNode | undefined;
@@ -156,11 +157,12 @@ describeEachStore('Bitcoin-family broadcast queue', (kind) => {
     if (!node) return t.skip('litecoind is not installed');
     const tx = await signedWalletTx(node);
     const key = `test:${randomHex32()}:fund`;
-    await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'fund', idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs: tx.inputs, broadcastBy: new Date(Date.now() + 400) });
-    const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0 });
+    const clock = new MovableClock();
+    await enqueueBitcoinTx(store.db, { chain: CHAIN, action: 'fund', idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs: tx.inputs, broadcastBy: new Date(clock.now() + 60_000) });
+    const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: node.rpc, worker: 'w', retryMs: 0, recheckMs: 0, clock });
     await engine.tick();
     assert.ok((await node.rpc.call<string[]>('getrawmempool')).includes(tx.txid), 'sent before its deadline');
-    await new Promise((r) => setTimeout(r, 500));
+    clock.advance(60_000);
     await engine.tick();
     const job = (await findJob(store.db, key))!;
     assert.equal(job.status, 'submitted', 'it may still be mined');

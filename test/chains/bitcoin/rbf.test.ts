@@ -26,6 +26,7 @@ import { findJob } from '../../../src/store/relayer-jobs.ts';
 import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
 import { fundAddress, syncWatcher } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
+import { MovableClock } from '../../helpers/clock.ts';
 
 const CHAIN = 'litecoin_localnet';
 const NETWORK = 'litecoin_regtest';
@@ -172,8 +173,9 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
     await fundAddress(ltc, payer.wallet, 5n * AMOUNT);
     await ltc.mine(1);
     await sync();
-    const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0, cancelFunding: (p, s) => payer.cancelFunding(p, s) });
-    const fundBy = new Date(Date.now() + 1_500);
+    const clock = new MovableClock();
+    const engine = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'test', recheckMs: 0, retryMs: 0, clock, cancelFunding: (p, s) => payer.cancelFunding(p, s) });
+    const fundBy = new Date(clock.now() + 60_000);
     await payer.fundDestination((await findOrder(store.db, base.id))!, fundBy);
     const key = `${base.id}:fund`;
     const funding = (await findJob(store.db, key))!.txHash;
@@ -181,7 +183,7 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
     await engine.tick();
     assert.equal((await findJob(store.db, key))!.txHash, funding, 'left alone before its deadline');
 
-    await new Promise((r) => setTimeout(r, fundBy.getTime() - Date.now() + 50));
+    clock.advance(60_000);
     await sync();
     await engine.tick();
     const cancelling = (await findJob(store.db, key))!;

@@ -31,6 +31,7 @@ import { localnetRegistry, sampleOrder, seedBasics, SOLVER } from '../../helpers
 import { litecoinNodeOrSkip } from '../../helpers/litecoin.ts';
 import { describeEachStore, openTestStore, StatementCounter } from '../../helpers/stores.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { systemClock } from '../../../src/clock.ts';
 
 const CHAIN = 'litecoin_localnet';
 const NETWORK_NAME = 'litecoin_regtest';
@@ -569,7 +570,7 @@ describeEachStore('BitcoinWatcher', (kind) => {
     const log: ParentLog = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => log };
     const runWatcher = (access: { rpc_url: string; rpc_cookie_file?: string }, onError: (error: unknown) => void) => {
       // As src/service.ts connects a chain without keys; of its workers, only the watcher runs here.
-      const runtime = chainAdapter(chain)!.connect!({ chain, registry: localnetRegistry(), access, db: store.db, secrets: new SecretBox(randomBytes(32)), instance: 'watcher-test', log });
+      const runtime = chainAdapter(chain)!.connect!({ chain, registry: localnetRegistry(), access, db: store.db, clock: systemClock, secrets: new SecretBox(randomBytes(32)), instance: 'watcher-test', log });
       const worker = runtime.workers.find((w) => w.lease === `watcher:${CHAIN}`);
       assert.ok(worker, 'the runtime has a watcher worker');
       return runWorker(store.db, worker, { holder: 'watcher-test', onError });

@@ -16,6 +16,7 @@ import { claimJobs, enqueueJob, findJob } from '../../../src/store/relayer-jobs.
 import { localnetRegistry, randomHex32, seedBasics, SOLVER } from '../../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 import { htlcOrder, newSecret, startChains } from '../../relayer/harness.ts';
+import { MovableClock } from '../../helpers/clock.ts';
 
 const registry = localnetRegistry();
 const CHAIN = 'ethereum_localnet';
@@ -129,14 +130,18 @@ describeEachStore('EVM relayer', (kind) => {
   });
 
   test('a transaction left unmined is re-signed with higher fees and the same nonce; only one is mined', async () => {
-    const bumping = evmEngine({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0, bumpAfterMs: 0 });
+    const clock = new MovableClock();
+    const bumping = evmEngine({ db: store.db, chain: CHAIN, chainId: 31337, rpcUrl: eth().node.rpcUrl, privateKey: relayerKey, recheckMs: 0, retryMs: 0, bumpAfterMs: 30_000, clock });
     const job = await initiateJob();
     const start = await nonce();
     await eth().node.rpc('evm_setAutomine', [false]);
     try {
       await bumping.tick(); // signed and sent, not mined
       const first = (await signedTxOf(job.key))!;
-      await bumping.tick(); // old enough: bumped
+      await bumping.tick();
+      assert.equal((await signedTxOf(job.key))!.hash, first.hash, 'not bumped before bumpAfterMs');
+      clock.advance(30_000);
+      await bumping.tick(); // old enough by the engine's clock: bumped
       const second = (await signedTxOf(job.key))!;
       assert.notEqual(second.hash, first.hash);
       assert.equal(second.nonce, first.nonce);

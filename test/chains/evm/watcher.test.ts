@@ -41,6 +41,7 @@ import { applySwapEvents } from '../../../src/store/swap-events.ts';
 import { localnetRegistry, sampleOrder, seedBasics, USER } from '../../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { systemClock } from '../../../src/clock.ts';
 
 const CHAIN_ID = 31337;
 const HTLC_ABI = contractArtifact('HTLC').abi;
@@ -156,7 +157,7 @@ describeEachStore('EvmWatcher', (kind) => {
     await send(user, deployment.contracts.wbtc, TOKEN_ABI, 'approve', [htlc(), maxUint256]);
     watcher = new EvmWatcher(store.db, chain, watcherClient, { startBlock: 0n });
     const log: ParentLog = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => log };
-    runtimeContext = { chain, registry, db: store.db, secrets: new SecretBox(randomBytes(32)), instance: 'watcher-test', log };
+    runtimeContext = { chain, registry, db: store.db, clock: systemClock, secrets: new SecretBox(randomBytes(32)), instance: 'watcher-test', log };
   });
 
   after(async () => {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { TxVersion } from '../rbf.ts';
 import type { Outpoint } from '../wallet-tx.ts';
 import type { Db } from '../../../store/database.ts';
+import { decisionTime } from '../../../store/decision-time.ts';
 
 
 /** A signed version of a job's transaction (see `TxVersion` in chains/bitcoin/rbf.ts). */
@@ -109,9 +110,9 @@ export async function enqueueBitcoinTx(db: Db, tx: BitcoinTxJob): Promise<{ txid
 }
 
 /** The raw transaction of a Bitcoin job, by key (what a rebroadcast sends). */
-export async function bitcoinJobTx(db: Db, idempotencyKey: string): Promise<{ txid: string; rawTx: string; status: string; pastDeadline: boolean } | undefined> {
+export async function bitcoinJobTx(db: Db, idempotencyKey: string, now?: number): Promise<{ txid: string; rawTx: string; status: string; pastDeadline: boolean } | undefined> {
   const { rows } = await sql<{ tx_hash: string; raw_tx: string; status: string; past_deadline: boolean }>`
-    select tx_hash, raw_tx, status, coalesce(broadcast_by <= now(), false) as past_deadline from relayer_jobs where idempotency_key = ${idempotencyKey}
+    select tx_hash, raw_tx, status, coalesce(broadcast_by <= ${decisionTime(now)}, false) as past_deadline from relayer_jobs where idempotency_key = ${idempotencyKey}
   `.execute(db);
   const row = rows[0];
   return row && { txid: row.tx_hash, rawTx: row.raw_tx, status: row.status, pastDeadline: row.past_deadline };
