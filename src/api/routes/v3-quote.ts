@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { unixSeconds } from '../../clock.ts';
 import { familyHtlc } from '../../chains/adapters.ts';
 import type { Asset } from '../../chains/registry.ts';
 import { conflict, invalid, shown } from '../../errors.ts';
@@ -45,7 +46,7 @@ export function v3QuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
   /** The quote of an order, as POST /v3/quote returns it: the stored quote without its status. */
   const postedQuote = async (order: OrderRecord) => {
     const initiate = await quoteInitiate(order, registry, ctx.signingOptions);
-    const { status: _status, ...view } = quoteView(order, registry, Math.floor(Date.now() / 1000), initiate);
+    const { status: _status, ...view } = quoteView(order, registry, unixSeconds(ctx.clock), initiate);
     return { status: 'Ok', result: { request_id: randomUUID(), quotes: [view] } };
   };
 
