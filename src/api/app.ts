@@ -37,6 +37,7 @@ import { gardenRelayerRoutes } from './routes/garden-relayer.ts';
 import { quoteRoutes } from './routes/quotes.ts';
 import { createOrderRoutes } from './routes/create-order.ts';
 import { policyRoutes } from './routes/policy.ts';
+import { schemaRoutes } from './routes/schemas.ts';
 import { registryRoutes } from './routes/registry.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { monitoringRoutes } from './routes/monitoring.ts';
@@ -210,6 +211,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   healthRoutes(app, ctx);
   registryRoutes(app, ctx);
   policyRoutes(app, ctx);
+  schemaRoutes(app, ctx);
   orderRoutes(app, ctx);
   orderListRoutes(app, ctx);
   eventRoutes(app, ctx);

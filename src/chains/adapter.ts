@@ -54,6 +54,11 @@ export interface ChainAdapter {
    * before the family sees a body, and shown in the OpenAPI document. Where the family has `connect`.
    */
   readonly actionBodies?: ActionBodies;
+  /**
+   * The contract schemas (ABIs, by the registry's schema names: `evm:htlc_erc20`, `evm:erc20`, ...) of
+   * this family's contracts that GET /v2/schemas serves.
+   */
+  readonly contractSchemas?: Readonly<Record<string, readonly object[]>>;
   /** The chain state that building transactions needs (Solana: a recent blockhash), read through the chain's RPC. */
   signingAccess?(rpcUrl: string): () => Promise<Partial<SigningOptions>>;
   /** Where affiliate fees can be claimed from a contract on this family's chains (`chains.<key>.fee_claim`): its claims; undefined for a contract that is no address there. */

@@ -4,7 +4,7 @@ import { bitcoinAdapter } from './bitcoin/adapter.ts';
 import { evmAdapter } from './evm/adapter.ts';
 import type { FamilyHtlc } from './family.ts';
 import type { Chain } from './registry.ts';
-import type { Family } from './registry-schema.ts';
+import { HTLC_SCHEMAS, TOKEN_SCHEMAS, type Family } from './registry-schema.ts';
 import { solanaAdapter } from './solana/adapter.ts';
 import { starknetAdapter } from './starknet/adapter.ts';
 import { tronAdapter } from './tron/adapter.ts';
@@ -31,6 +31,16 @@ export function actionBodyShapes(): TSchema[] {
     }
   }
   return [...shapes];
+}
+
+/** Every contract schema some family serves (`ChainAdapter.contractSchemas`), by name, in the registry's order of names. */
+export function contractSchemas(): Array<{ name: string; schema: readonly object[] }> {
+  const all = new Map<string, readonly object[]>();
+  for (const adapter of Object.values(ADAPTERS)) for (const [name, schema] of Object.entries(adapter.contractSchemas ?? {})) all.set(name, schema);
+  return [...HTLC_SCHEMAS, ...TOKEN_SCHEMAS].flatMap((name) => {
+    const schema = all.get(name);
+    return schema ? [{ name, schema }] : [];
+  });
 }
 
 export const chainAdapter = (chain: Chain): ChainAdapter | undefined => ADAPTERS[chain.family];

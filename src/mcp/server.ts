@@ -11,6 +11,8 @@ import { inputProblem, TOOLS, withoutSecrets } from './tools.ts';
 
 /** The service's OpenAPI document: every request and result schema of the tools' calls. */
 const OPENAPI_URI = 'hashlock://openapi.json';
+/** A contract schema (an HTLC's or token's ABI) by the asset list's schema name: GET /v2/schemas/{name}. */
+const SCHEMA_URI = 'hashlock://schemas/';
 
 const INSTRUCTIONS =
   'Cross-chain atomic swaps. Price with get_quote, create with create_order, then have the user\'s wallet sign and ' +
@@ -38,23 +40,37 @@ export function createMcpServer(api: ApiClient, version: string): Server {
     return { content: [{ type: 'text', text: JSON.stringify(withoutSecrets(answer.result ?? null)) }] };
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: [
-      {
-        uri: OPENAPI_URI,
-        name: 'openapi',
-        title: 'Hashlock OpenAPI document',
-        description: 'Every endpoint the tools call, with its parameters, bodies and results (JSON Schema)',
-        mimeType: 'application/json',
-      },
-    ],
-  }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const { status, body } = await api('GET', '/v2/schemas');
+    const schemas = status === 200 ? (body as { result: Array<{ name: string }> }).result : [];
+    return {
+      resources: [
+        {
+          uri: OPENAPI_URI,
+          name: 'openapi',
+          title: 'Hashlock OpenAPI document',
+          description: 'Every endpoint the tools call, with its parameters, bodies and results (JSON Schema)',
+          mimeType: 'application/json',
+        },
+        ...schemas.map(({ name }) => ({
+          uri: `${SCHEMA_URI}${name}`,
+          name,
+          title: `${name} contract ABI`,
+          description: `The ABI of the contracts whose asset list schema is ${name}`,
+          mimeType: 'application/json',
+        })),
+      ],
+    };
+  });
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    if (request.params.uri !== OPENAPI_URI) throw new Error(`unknown resource ${request.params.uri.slice(0, 200)}`);
-    const { status, body } = await api('GET', '/docs/json');
-    if (status !== 200) throw new Error(`the OpenAPI document is not available (${status})`);
-    return { contents: [{ uri: OPENAPI_URI, mimeType: 'application/json', text: JSON.stringify(body) }] };
+    const { uri } = request.params;
+    const path = uri === OPENAPI_URI ? '/docs/json' : uri.startsWith(SCHEMA_URI) ? `/v2/schemas/${encodeURIComponent(uri.slice(SCHEMA_URI.length))}` : undefined;
+    if (!path) throw new Error(`unknown resource ${uri.slice(0, 200)}`);
+    const { status, body } = await api('GET', path);
+    if (status !== 200) throw new Error(`${uri.slice(0, 200)} is not available (${status})`);
+    const content = uri === OPENAPI_URI ? body : (body as { result: { schema: unknown } }).result.schema;
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(content) }] };
   });
 
   return server;

@@ -102,10 +102,16 @@ describe('the MCP server', () => {
         assert.equal((await callTool(client, 'get_assets', { from: 'arbitrum_localnet:wbtc' })).json()[0].id, 'arbitrum_localnet:wbtc');
 
         const resources = (await client.listResources()).resources;
-        assert.deepEqual(resources.map((r) => r.uri), ['hashlock://openapi.json']);
+        assert.deepEqual(
+          resources.map((r) => r.uri),
+          ['hashlock://openapi.json', ...['evm:htlc_erc20', 'evm:htlc', 'tron:htlc_trc20', 'evm:erc20', 'tron:trc20'].map((n) => `hashlock://schemas/${n}`)],
+        );
         const [content] = (await client.readResource({ uri: 'hashlock://openapi.json' })).contents as Array<{ text: string }>;
         const doc = JSON.parse(content!.text) as Json;
         assert.ok(doc.paths['/v3/quote'].post);
+        const [abi] = (await client.readResource({ uri: 'hashlock://schemas/evm:htlc_erc20' })).contents as Array<{ text: string }>;
+        assert.ok((JSON.parse(abi!.text) as Json[]).some((e) => e.type === 'function' && e.name === 'initiateWithSignature'), 'the HTLC ABI');
+        await assert.rejects(client.readResource({ uri: 'hashlock://schemas/solana:htlc' }), /not available \(404\)/);
       } finally {
         await client.close();
       }

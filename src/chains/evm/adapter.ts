@@ -1,6 +1,8 @@
 import { evmSwapWallet } from './swap-wallet.ts';
 import { evmFeeClaims } from './fee-claims.ts';
+import { erc20Abi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { abiFile } from '../solidity-htlc/abi-file.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
 import { EVM_ACTION_BODIES } from './action-bodies.ts';
@@ -26,6 +28,11 @@ export const evmAdapter: ChainAdapter = {
   }),
   // The relayer pays the gas of every action it sends.
   servicePays: () => true,
+  contractSchemas: {
+    'evm:htlc_erc20': abiFile(new URL('./abi/HTLC.json', import.meta.url)),
+    'evm:htlc': abiFile(new URL('./abi/NativeHTLC.json', import.meta.url)),
+    'evm:erc20': erc20Abi,
+  },
   actionBodies: EVM_ACTION_BODIES,
   // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
   servesInstantRefundHash: true,

@@ -1,4 +1,6 @@
+import { erc20Abi } from 'viem';
 import type { ChainAdapter } from '../adapter.ts';
+import { abiFile } from '../solidity-htlc/abi-file.ts';
 import { exactly, hexHashKey } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import { normalizeTronAddress } from './address.ts';
@@ -15,4 +17,8 @@ export const tronAdapter: ChainAdapter = {
   sourceDeadlineSeconds: DEADLINE_SECONDS,
   quoteInitiate: (_chain, data) => ({ type: 'tron', approval_transaction: data.approval_transaction, initiate_transaction: data.initiate_transaction }),
   servicePays: () => true,
+  contractSchemas: {
+    'tron:htlc_trc20': abiFile(new URL('./abi/TronHTLC.json', import.meta.url)),
+    'tron:trc20': erc20Abi,
+  },
 };
