@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_SLIPPAGE_BIPS } from '../orders/limits.ts';
 import { V3_ORDER_STATUSES } from '../orders/v3-order-view.ts';
+import { Quote } from './schemas.ts';
 
 /** Schemas of the v3 API, as Garden's openapi-v3.json shapes them; registered with the shared ones. */
 
@@ -38,24 +39,8 @@ export const V3PaginatedOrders = Type.Object(
   { $id: 'V3PaginatedOrders' },
 );
 
-export const V3QuoteView = Type.Object(
-  {
-    id: Type.String({ description: 'The quote id, which is the order id' }),
-    solver_id: Type.String(),
-    secret_hash: Type.String(),
-    source_swap_id: Type.String(),
-    destination_swap_id: Type.String(),
-    source: Type.Ref('AmountView'),
-    destination: Type.Ref('AmountView'),
-    fee: Type.Integer({ description: 'Bips' }),
-    fixed_fee: Type.String({ description: 'USD' }),
-    slippage: Type.Integer({ description: 'Bips' }),
-    estimated_time: Type.Integer({ description: 'Seconds' }),
-    deadline: Type.Integer({ description: 'Unix seconds: after it, an order not initiated expires' }),
-    initiate: Type.Ref('Initiate'),
-  },
-  { $id: 'V3QuoteView' },
-);
+/** The quote POST /v3/quote returns: the quote read's, without its status (the order was created by this call). */
+export const V3QuoteView = Type.Omit(Quote, ['status'], { $id: 'V3QuoteView' });
 
 export const V3PostQuoteResponse = Type.Object(
   {
