@@ -25,7 +25,7 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
-import { HTLC_EVENTS } from '../src/chains/evm/htlc-events.ts';
+import { HTLC_EVENTS } from '../src/chains/solidity-htlc/htlc-events.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config.ts';
 import { devApi } from './dev-api.ts';
 import { startDev, type Dev } from '../src/localnet/dev.ts';

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { after, before } from 'node:test';
 import pg from 'pg';
 import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseEventLogs, type Address, type PublicClient } from 'viem';
-import { HTLC_EVENTS } from '../../src/chains/evm/htlc-events.ts';
+import { HTLC_EVENTS } from '../../src/chains/solidity-htlc/htlc-events.ts';
 import { DEV_CONFIG_PATH, PACKAGE_ROOT } from '../../src/config/service-config.ts';
 import { startAnvil, type AnvilNode } from '../../src/localnet/evm/anvil.ts';
 import { freePort } from '../../src/localnet/free-port.ts';

@@ -1,19 +1,7 @@
-import { getAddress, parseAbi, type Address, type Hash, type Hex } from 'viem';
+import { getAddress, type Address, type Hash, type Hex } from 'viem';
+import type { HtlcLog } from '../solidity-htlc/htlc-events.ts';
 import type { Chain } from '../registry.ts';
 import type { SwapEvent } from '../../store/swap-events.ts';
-
-/** The events of HTLC and NativeHTLC (the same signatures, so the same topics in both). */
-export const HTLC_EVENTS = parseAbi([
-  'event Initiated(bytes32 indexed orderID, bytes32 indexed secretHash, uint256 indexed amount)',
-  'event Redeemed(bytes32 indexed orderID, bytes32 indexed secretHash, bytes secret)',
-  'event Refunded(bytes32 indexed orderID)',
-]);
-
-/** A decoded HTLC log, before its block's time is known. */
-export type HtlcLog =
-  | { eventName: 'Initiated'; args: { orderID: Hex; amount: bigint } }
-  | { eventName: 'Redeemed'; args: { orderID: Hex; secret: Hex } }
-  | { eventName: 'Refunded'; args: { orderID: Hex } };
 
 export interface LogPosition {
   blockNumber: bigint;

@@ -16,7 +16,8 @@ import {
 import type { Chain } from '../registry.ts';
 import { ChainMovedError, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
 
-import { HTLC_EVENTS, htlcAddresses, toSwapEvent } from './htlc-events.ts';
+import { HTLC_EVENTS } from '../solidity-htlc/htlc-events.ts';
+import { htlcAddresses, toSwapEvent } from './htlc-events.ts';
 
 export interface EvmWatcherOptions {
   /** Blocks below the head whose hashes are kept and checked for reorgs (default max(confirmation target, 12)). */
