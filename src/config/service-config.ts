@@ -78,6 +78,7 @@ const ChainAccessSchema = Type.Object(
     ),
     fee_claim: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the FeeClaim contract that pays affiliate fees on this chain' })),
     fee_bump: Type.Optional(FeeBumpSchema),
+    api_key: Type.Optional(Type.String({ minLength: 1, description: "Tron chains: the node's API key, sent as TronGrid's TRON-PRO-API-KEY header" })),
   },
   { additionalProperties: false },
 );
