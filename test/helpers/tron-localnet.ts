@@ -1,9 +1,11 @@
 // The local Tron chain in tests: its registry entry (kept out of config/registry.localnet.json until the
 // Tron adapter settles orders), a chain started on free ports with the test USDT and HTLC deployed, and
 // an unmodified TronWeb per dev account.
+import { readFileSync } from 'node:fs';
 import { TronWeb } from 'tronweb';
 import { Registry, type Chain } from '../../src/chains/registry.ts';
-import type { RegistryChain } from '../../src/chains/registry-schema.ts';
+import type { RegistryChain, RegistryFile } from '../../src/chains/registry-schema.ts';
+import { LOCALNET_REGISTRY_PATH } from './fixtures.ts';
 import { evmHexToTron } from '../../src/chains/tron/address.ts';
 import { devAccount, privateKeyOf, type DEV_ACCOUNTS } from '../../src/localnet/accounts.ts';
 import { deployTronLocalnet, type TronDeployment } from '../../src/localnet/tron/devnet.ts';
@@ -74,3 +76,9 @@ export async function startTronTestChain(options: TronLocalnetOptions = {}): Pro
 
 /** A dev account's private key as TronWeb takes it (hex, no 0x). */
 export const tronPrivateKey = (role: DevRole): string => privateKeyOf(devAccount(role)).slice(2);
+
+/** The localnet registry with tron_localnet beside its chains, as it will be once Tron is registered there. */
+export function tronTestRegistry(): Registry {
+  const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
+  return new Registry({ ...localnet, chains: [...localnet.chains, TRON_LOCALNET_CHAIN] });
+}

@@ -1,0 +1,177 @@
+import { decodeEventLog, type Hex } from 'viem';
+import { setChainHeight } from '../../store/chain-heights.ts';
+import type { Db } from '../../store/database.ts';
+import {
+  applySwapEvents,
+  forgetWatchedBlocksAbove,
+  moveWatcherCursor,
+  recountConfirmationsAbove,
+  saveWatchedBlocks,
+  undoSwapEventsAbove,
+  updateConfirmations,
+  watcherCursor,
+  type SwapEvent,
+  type WatchedBlock,
+} from '../../store/swap-events.ts';
+import type { Chain } from '../registry.ts';
+import { HTLC_EVENTS, type HtlcLog } from '../solidity-htlc/htlc-events.ts';
+import { ChainMovedError, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
+import { tronToEvmHex } from './address.ts';
+import type { TronApi, TronBlockHeader, TronTransactionInfo } from './api.ts';
+
+export interface TronWatcherOptions {
+  /** Blocks below the head whose ids are kept and checked for reorgs (default max(confirmation target, 20)). */
+  confirmationWindow?: number;
+  /** Most blocks one poll reads (default 50). */
+  batchBlocks?: number;
+  /** The first block to read when the chain has no cursor yet (default: the window below the head). */
+  startBlock?: bigint;
+}
+
+export interface TronPollResult {
+  from: bigint;
+  to: bigint;
+  head: bigint;
+  /** Every HTLC event of the range, ours or not, in chain order. */
+  events: SwapEvent[];
+  changed: number;
+  reorg?: Reorg;
+}
+
+/** Blocks read at once within a poll: two requests each. */
+const READ_CONCURRENCY = 10;
+
+const minBig = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+
+/**
+ * Follows one Tron chain's HTLC contracts and records their events on the swaps they name. Each poll
+ * reads the head, checks that the last processed block is still on the chain (undoing what removed
+ * blocks recorded when it is not), then reads each new block's header and its transactions' infos
+ * (`wallet/gettransactioninfobyblocknum`, one request per block with every log in it, which any full
+ * node serves), keeps the logs of the HTLC contracts and writes events, cursor, the window's block
+ * ids, confirmation counts and height in one transaction. Its cost grows with blocks, never with orders.
+ */
+export class TronWatcher {
+  readonly confirmationWindow: number;
+  readonly batchBlocks: number;
+  /** The HTLC contracts as logs name them: 20-byte hex, lower case, no 0x. */
+  private readonly contracts: Set<string>;
+
+  constructor(
+    private readonly db: Db,
+    readonly chain: Chain,
+    private readonly api: TronApi,
+    private readonly options: TronWatcherOptions = {},
+  ) {
+    if (chain.family !== 'tron') throw new Error(`${chain.key} is not a Tron chain`);
+    this.confirmationWindow = options.confirmationWindow ?? Math.max(chain.confirmationTarget, 20);
+    this.batchBlocks = options.batchBlocks ?? 50;
+    if (this.confirmationWindow < 1 || this.batchBlocks < 1) throw new Error('confirmationWindow and batchBlocks must be at least 1');
+    this.contracts = new Set(chain.assets.filter((a) => a.htlc.address !== '').map((a) => tronToEvmHex(a.htlc.address).slice(2).toLowerCase()));
+    if (this.contracts.size === 0) throw new Error(`${chain.key} has no HTLC contract address to watch`);
+  }
+
+  async poll(): Promise<TronPollResult> {
+    const key = this.chain.key;
+    const window = BigInt(this.confirmationWindow);
+    const [headBlock, cursor] = await Promise.all([this.api.nowBlock(), watcherCursor(this.db, key)]);
+    const head = headBlock.number;
+    const resume: Resume =
+      cursor === undefined ? { last: (this.options.startBlock ?? maxBig(0n, head - window + 1n)) - 1n } : await resumePoint(this.db, key, cursor, head, (n) => this.blockId(n));
+    const { last, reorg } = resume;
+    const from = last + 1n;
+    const to = minBig(head, last + BigInt(this.batchBlocks));
+    const read = from <= to ? await this.read(from, to, resume.lastHash) : { events: [], blocks: [] };
+
+    const changed = await this.db.transaction().execute(async (tx) => {
+      let rows = 0;
+      if (reorg) {
+        rows += await undoSwapEventsAbove(tx, key, reorg.ancestor);
+        await forgetWatchedBlocksAbove(tx, key, reorg.ancestor);
+        rows += await recountConfirmationsAbove(tx, key, reorg.ancestor - window, head);
+      }
+      rows += await applySwapEvents(tx, key, read.events);
+      if (from <= to) {
+        await saveWatchedBlocks(tx, key, read.blocks, to - window);
+        await moveWatcherCursor(tx, key, cursor, to);
+      } else if (reorg) {
+        await moveWatcherCursor(tx, key, cursor, reorg.ancestor);
+      }
+      rows += await updateConfirmations(tx, key, head);
+      await setChainHeight(tx, key, head);
+      return rows;
+    });
+    return { from, to, head, events: read.events, changed, ...(reorg ? { reorg } : {}) };
+  }
+
+  private async blockId(number: bigint): Promise<string> {
+    const block = await this.api.blockByNumber(number);
+    if (!block) throw new ChainMovedError(`${this.chain.key}: block ${number} is gone`);
+    return block.blockId;
+  }
+
+  /** The blocks [from, to] with their transactions' infos, chained to each other and to `parentId`. */
+  private async read(from: bigint, to: bigint, parentId: string | undefined): Promise<{ events: SwapEvent[]; blocks: WatchedBlock[] }> {
+    const numbers: bigint[] = [];
+    for (let n = from; n <= to; n++) numbers.push(n);
+    const read: Array<{ header: TronBlockHeader; infos: TronTransactionInfo[] }> = [];
+    for (let i = 0; i < numbers.length; i += READ_CONCURRENCY) {
+      read.push(
+        ...(await Promise.all(
+          numbers.slice(i, i + READ_CONCURRENCY).map(async (n) => {
+            const [header, infos] = await Promise.all([this.api.blockByNumber(n), this.api.transactionInfosOfBlock(n)]);
+            if (!header) throw new ChainMovedError(`${this.chain.key}: block ${n} is gone`);
+            return { header, infos };
+          }),
+        )),
+      );
+    }
+    const moved = (n: bigint) => new ChainMovedError(`${this.chain.key}: the chain changed while block ${n} was read`);
+    if (parentId !== undefined && read[0]!.header.parentId !== parentId) throw moved(from);
+    for (let i = 1; i < read.length; i++) if (read[i]!.header.parentId !== read[i - 1]!.header.blockId) throw moved(read[i]!.header.number);
+
+    const events: SwapEvent[] = [];
+    for (const { header, infos } of read) {
+      for (const info of infos) {
+        if (info.blockNumber !== header.number) throw moved(header.number);
+        if (info.failed) continue;
+        for (const log of info.logs) {
+          if (!this.contracts.has(log.address)) continue;
+          const decoded = decodeHtlcLog(log);
+          if (decoded) events.push(toSwapEvent(decoded, info.id, header));
+        }
+      }
+    }
+    const windowStart = maxBig(from, to - BigInt(this.confirmationWindow) + 1n);
+    const blocks = read.filter(({ header }) => header.number >= windowStart).map(({ header }) => ({ number: header.number, hash: header.blockId }));
+    return { events, blocks };
+  }
+}
+
+/** An HTLC event of a Tron log (topics and data hex without 0x), or undefined for another event. */
+export function decodeHtlcLog(log: { topics: string[]; data: string }): HtlcLog | undefined {
+  try {
+    const decoded = decodeEventLog({
+      abi: HTLC_EVENTS,
+      topics: log.topics.map((t) => `0x${t}`) as [Hex, ...Hex[]],
+      data: `0x${log.data}`,
+      strict: true,
+    });
+    return decoded;
+  } catch {
+    return undefined; // InitiatedWithDestinationData (its Initiated is in the same transaction), or a foreign event
+  }
+}
+
+function toSwapEvent(log: HtlcLog, txId: string, block: TronBlockHeader): SwapEvent {
+  const base = { swapId: log.args.orderID.slice(2).toLowerCase(), txHash: txId, blockNumber: block.number, timestamp: new Date(block.timestampMs) };
+  switch (log.eventName) {
+    case 'Initiated':
+      return { ...base, kind: 'initiated', amount: log.args.amount };
+    case 'Redeemed':
+      return { ...base, kind: 'redeemed', secret: log.args.secret.slice(2).toLowerCase() };
+    case 'Refunded':
+      return { ...base, kind: 'refunded' };
+  }
+}
