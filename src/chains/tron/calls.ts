@@ -1,62 +1,53 @@
-import { encodeAbiParameters } from 'viem';
+import { encodeFunctionData, erc20Abi } from 'viem';
+import { htlcInitiateAbi } from '../solidity-htlc/htlc-abi.ts';
 import { tronAddress, tronToEvmHex } from './address.ts';
 import { secretHashHex } from './order-id.ts';
 
 /**
- * A TVM contract call for the client to build and sign, in the shape of TronWeb's
- * `transactionBuilder.triggerSmartContract` / the HTTP API's `/wallet/triggersmartcontract`:
- * addresses in base58, `function_selector` the signature text, `parameter` the ABI-encoded
- * arguments (hex, no 0x, no selector). `fee_limit` and `call_value` are in SUN and JSON numbers, as
- * those APIs take them (well inside the safe-integer range; `call_value` is 0 for TRC-20 HTLCs).
- * `owner_address` is the account that must send it (the initiator: the HTLC takes the funds and
- * the order's initiator from the sender).
+ * A TVM contract call for the client to build, sign and broadcast, in the API's TxRequest shape, which
+ * Garden's SDK reads for Tron too (`isEvmOrderResponse`, then `TronRelay`): `to` the contract (base58),
+ * `data` the ABI call data (0x hex, selector first), `value` the call value in SUN and `gas_limit` the
+ * fee limit in SUN (decimal strings: TronRelay passes them to parseInt as TronWeb's `callValue` and
+ * `feeLimit`), `chain_id` Tron's chain id (the low 32 bits of the TVM's `block.chainid`).
  */
-export interface TronContractCall {
-  owner_address: string;
+export interface TronTxRequest {
   to: string;
-  function_selector: string;
-  parameter: string;
-  fee_limit: number;
-  call_value: number;
+  value: string;
+  data: string;
+  gas_limit: string;
+  chain_id: number;
 }
 
 /** Upper bounds on the TRX burnt for energy: 100 TRX for approve, 150 TRX for initiate. */
 export const APPROVE_FEE_LIMIT = 100_000_000;
 export const INITIATE_FEE_LIMIT = 150_000_000;
 
-const abi = (types: readonly { type: string }[], values: readonly unknown[]): string =>
-  encodeAbiParameters(types, values).slice(2);
-
-/** TRC-20 `approve(htlc, amount)` of exactly the swap amount. */
-export function approveCall(input: { owner: string; token: string; htlc: string; amount: bigint }): TronContractCall {
+/** TRC-20 `approve(htlc, amount)` of exactly the swap amount (TronRelay decodes spender and amount from `data`). */
+export function approveCall(input: { chainId: number; token: string; htlc: string; amount: bigint }): TronTxRequest {
   return {
-    owner_address: tronAddress(input.owner, 'initiator'),
     to: tronAddress(input.token, 'token'),
-    function_selector: 'approve(address,uint256)',
-    parameter: abi([{ type: 'address' }, { type: 'uint256' }], [tronToEvmHex(input.htlc, 'htlc'), input.amount]),
-    fee_limit: APPROVE_FEE_LIMIT,
-    call_value: 0,
+    value: '0',
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [tronToEvmHex(input.htlc, 'htlc'), input.amount] }),
+    gas_limit: String(APPROVE_FEE_LIMIT),
+    chain_id: input.chainId,
   };
 }
 
-/** HTLC `initiate(redeemer, timelock, amount, secretHash)`; the sender is the initiator. */
-export function initiateCall(input: {
-  owner: string;
-  htlc: string;
-  redeemer: string;
-  timelock: bigint;
-  amount: bigint;
-  secretHash: string;
-}): TronContractCall {
+/**
+ * HTLC `initiate(redeemer, timelock, amount, secretHash)`; the sender is the initiator. (TronRelay
+ * calls the five-argument initiate with the same values and the destination data from
+ * `typed_data.message`; both make the same order.)
+ */
+export function initiateCall(input: { chainId: number; htlc: string; redeemer: string; timelock: bigint; amount: bigint; secretHash: string }): TronTxRequest {
   return {
-    owner_address: tronAddress(input.owner, 'initiator'),
     to: tronAddress(input.htlc, 'htlc'),
-    function_selector: 'initiate(address,uint256,uint256,bytes32)',
-    parameter: abi(
-      [{ type: 'address' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes32' }],
-      [tronToEvmHex(input.redeemer, 'redeemer'), input.timelock, input.amount, secretHashHex(input.secretHash)],
-    ),
-    fee_limit: INITIATE_FEE_LIMIT,
-    call_value: 0,
+    value: '0',
+    data: encodeFunctionData({
+      abi: htlcInitiateAbi,
+      functionName: 'initiate',
+      args: [tronToEvmHex(input.redeemer, 'redeemer'), input.timelock, input.amount, secretHashHex(input.secretHash)],
+    }),
+    gas_limit: String(INITIATE_FEE_LIMIT),
+    chain_id: input.chainId,
   };
 }

@@ -1,11 +1,14 @@
 import { encodeAbiParameters, sha256, type Hex } from 'viem';
 import { tronToEvmHex } from './address.ts';
 
-/** The TVM `block.chainid` of a Tron chain: the number in its registry id (`tron:728126428`). */
+/**
+ * Tron's chain id as TIP-712 domains and the HTLC's order ids see it: `block.chainid & 0xffffffff` of
+ * the number in the registry id (`tron:728126428`, mainnet's, already 32 bits).
+ */
 export function tronChainId(chainId: string): bigint {
   const match = /^tron:([0-9]+)$/.exec(chainId);
   if (!match?.[1]) throw new Error(`chain id ${JSON.stringify(chainId)} is not tron:<number>`);
-  return BigInt(match[1]);
+  return BigInt(match[1]) & 0xffffffffn;
 }
 
 /** A secret hash (64 hex characters, no 0x) as bytes32 hex; throws an Error otherwise. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeFunctionData, erc20Abi, hashTypedData, recoverTypedDataAddress, toFunctionSelector, type TypedDataDefinition } from 'viem';
 import { htlcInitiateAbi } from '../../../src/chains/solidity-htlc/htlc-abi.ts';
-import { tronHtlc, tronToEvmHex, type TronContractCall, type TronInitiateTypedData } from '../../../src/chains/tron/index.ts';
+import { tronHtlc, tronToEvmHex, type TronInitiateTypedData, type TronTxRequest } from '../../../src/chains/tron/index.ts';
 import { HTLC, INITIATOR, INITIATOR_ACCOUNT, REDEEMER, SECRET_HASH, terms, USDT } from './fixtures.ts';
 
 /** The served typed data as viem's types want it: uint256 values as bigint instead of 0x hex. */
@@ -18,12 +18,12 @@ async function signingData(gasless = true, overrides: Parameters<typeof terms>[0
   const data = await tronHtlc.sourceSigningData(terms(overrides), { gasless });
   return {
     typedData: data.typed_data as TronInitiateTypedData | null,
-    approval: data.approval_transaction as TronContractCall,
-    initiate: data.initiate_transaction as TronContractCall,
+    approval: data.approval_transaction as TronTxRequest,
+    initiate: data.initiate_transaction as TronTxRequest,
   };
 }
 
-test('Tron typed data is the HTLC v3 Initiate with EVM-form addresses', async () => {
+test('Tron typed data is the HTLC v3 Initiate with EVM-form addresses, and the destination data TronRelay reads beside the signed fields', async () => {
   const { typedData } = await signingData();
   assert.deepEqual(typedData, {
     domain: { name: 'HTLC', version: '3', chainId: '0x2b6653dc', verifyingContract: tronToEvmHex(HTLC) },
@@ -42,7 +42,7 @@ test('Tron typed data is the HTLC v3 Initiate with EVM-form addresses', async ()
         { name: 'secretHash', type: 'bytes32' },
       ],
     },
-    message: { redeemer: tronToEvmHex(REDEEMER), timelock: '0x7080', amount: '0x17d7840', secretHash: `0x${SECRET_HASH}` },
+    message: { redeemer: tronToEvmHex(REDEEMER), timelock: '0x7080', amount: '0x17d7840', secretHash: `0x${SECRET_HASH}`, destinationData: '0x' },
   });
 });
 
@@ -68,45 +68,33 @@ test("a signature over the Tron typed data recovers the initiator's key", async 
   assert.equal(await recoverTypedDataAddress({ ...asViem(typedData), signature }), tronToEvmHex(INITIATOR));
 });
 
-test('Tron typed_data is null when the app is not gasless; the transactions stay', async () => {
+test("Tron typed_data is served to apps that are not gasless too: Garden's TronRelay reads its message as its initiate's arguments", async () => {
   const gasless = await signingData(true);
   const plain = await signingData(false);
-  assert.equal(plain.typedData, null);
-  assert.deepEqual(plain.approval, gasless.approval);
-  assert.deepEqual(plain.initiate, gasless.initiate);
+  assert.deepEqual(plain, gasless);
 });
 
-test('Tron approval is a triggerSmartContract call of TRC-20 approve(htlc, amount)', async () => {
+test("Tron approval is a TxRequest of TRC-20 approve(htlc, amount), the shape Garden's SDK reads", async () => {
   const { approval } = await signingData();
-  const calldata = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [tronToEvmHex(HTLC), 25_000_000n] });
   assert.deepEqual(approval, {
-    owner_address: INITIATOR,
     to: USDT.base58,
-    function_selector: 'approve(address,uint256)',
-    parameter: calldata.slice(10),
-    fee_limit: 100_000_000,
-    call_value: 0,
+    value: '0',
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [tronToEvmHex(HTLC), 25_000_000n] }),
+    gas_limit: '100000000',
+    chain_id: 728126428,
   });
-  assert.equal(toFunctionSelector(approval.function_selector), calldata.slice(0, 10));
 });
 
-test('Tron initiate is a triggerSmartContract call of initiate(redeemer, timelock, amount, secretHash)', async () => {
+test('Tron initiate is a TxRequest of initiate(redeemer, timelock, amount, secretHash)', async () => {
   const { initiate } = await signingData();
   const calldata = encodeFunctionData({
     abi: htlcInitiateAbi,
     functionName: 'initiate',
     args: [tronToEvmHex(REDEEMER), 28_800n, 25_000_000n, `0x${SECRET_HASH}`],
   });
-  assert.deepEqual(initiate, {
-    owner_address: INITIATOR,
-    to: HTLC,
-    function_selector: 'initiate(address,uint256,uint256,bytes32)',
-    parameter: calldata.slice(10),
-    fee_limit: 150_000_000,
-    call_value: 0,
-  });
-  assert.equal(toFunctionSelector(initiate.function_selector), '0x97ffc7ae');
-  assert.match(initiate.parameter, /^[0-9a-f]{256}$/);
+  assert.deepEqual(initiate, { to: HTLC, value: '0', data: calldata, gas_limit: '150000000', chain_id: 728126428 });
+  assert.equal(initiate.data.slice(0, 10), toFunctionSelector('initiate(address,uint256,uint256,bytes32)'));
+  assert.equal(initiate.data.slice(0, 10), '0x97ffc7ae');
 });
 
 test('Tron source signing data refuses bad terms', async () => {
