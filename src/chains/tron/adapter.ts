@@ -4,9 +4,11 @@ import { abiFile } from '../solidity-htlc/abi-file.ts';
 import { exactly, hexHashKey } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import { normalizeTronAddress } from './address.ts';
+import { TRON_ACTION_BODIES } from './action-bodies.ts';
 import { tronHtlc } from './index.ts';
+import { connectTronChain, tronAddressOfKey } from './runtime.ts';
 
-/** Tron: orders and their signing data; settlement is not built yet. */
+/** Tron chains: the TRC-20 HTLC on the TVM, a per-block watcher, offline-signed transactions through Tron's HTTP API. */
 export const tronAdapter: ChainAdapter = {
   htlc: tronHtlc,
   normalizeParty: (chain, value) => tronHtlc.normalizeAddress(chain, value),
@@ -16,9 +18,15 @@ export const tronAdapter: ChainAdapter = {
   partyDescription: 'a valid tron address',
   sourceDeadlineSeconds: DEADLINE_SECONDS,
   quoteInitiate: (_chain, data) => ({ type: 'tron', approval_transaction: data.approval_transaction, initiate_transaction: data.initiate_transaction }),
+  // The relayer pays the energy of every action it sends.
   servicePays: () => true,
   contractSchemas: {
     'tron:htlc_trc20': abiFile(new URL('./abi/TronHTLC.json', import.meta.url)),
     'tron:trc20': erc20Abi,
   },
+  actionBodies: TRON_ACTION_BODIES,
+  // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
+  servesInstantRefundHash: true,
+  partyOfKey: (_chain, privateKey) => tronAddressOfKey(privateKey),
+  connect: connectTronChain,
 };
