@@ -1,0 +1,183 @@
+// Tron swaps end to end over HTTP against `hashlock dev`'s wiring (in process, PGlite): the local Tron
+// chain (anvil behind Tron's HTTP API and transaction rules, a block every 3 s) with the test USDT and
+// its HTLC, ethereum_localnet, and the service's own watchers, senders and solver. Tron USDT gasless ->
+// EVM USDC and EVM USDC -> Tron USDT, every balance checked, fees named; ten identical PATCHes make one
+// transaction; a swap whose on-chain terms differ from the order's is never matched.
+import assert from 'node:assert/strict';
+
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { RegistryFile } from '../../src/chains/registry-schema.ts';
+import { TronApi } from '../../src/chains/tron/api.ts';
+import { TronHtlcReader } from '../../src/chains/tron/htlc-reads.ts';
+import { jobCall } from '../../src/chains/tron/jobs.ts';
+import { hex41, signTronCall } from '../../src/chains/tron/transactions.ts';
+import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-config.ts';
+import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
+import { startDev, type Dev } from '../../src/localnet/dev.ts';
+import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
+import { TRON_LOCALNET_CHAIN, tronAddressOf } from '../helpers/tron-localnet.ts';
+import { until } from '../helpers/wait.ts';
+
+const evmUser = privateKeyToAccount(privateKeyOf(devAccount('user')));
+const USER_KEY = privateKeyOf(devAccount('user'));
+const TRON_USER = tronAddressOf('user');
+const TRON_SOLVER = tronAddressOf('solver');
+const SOLVER_EVM = devAccount('solver').address;
+
+let dev: Dev;
+let tron: TronApi;
+let reader: TronHtlcReader;
+let eth: ReturnType<typeof createPublicClient>;
+let ethRpc: string;
+
+before(async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-tron-swap-'));
+  const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
+  const registryPath = join(dataDir, 'registry.json');
+  writeFileSync(registryPath, JSON.stringify({ ...localnet, chains: [...localnet.chains.filter((c) => c.chain === 'ethereum_localnet'), TRON_LOCALNET_CHAIN] }));
+  const base = loadServiceConfig(DEV_CONFIG_PATH, {});
+  const solverId = base.solvers[0]!.id;
+  const config = {
+    ...base,
+    port: 0,
+    dataDir,
+    databaseUrl: undefined,
+    logLevel: 'warn',
+    registryPath,
+    prices: { ...base.prices, tether: 1 },
+    affiliateFeeAssets: ['ethereum_localnet:usdc'],
+    solvers: [{ ...base.solvers[0]!, addresses: { ethereum_localnet: SOLVER_EVM, tron_localnet: TRON_SOLVER } }],
+    strategies: [
+      { solver: solverId, from: ['tron_localnet:usdt'], to: ['ethereum_localnet:usdc'], fee_bips: 10 },
+      { solver: solverId, from: ['ethereum_localnet:usdc'], to: ['tron_localnet:usdt'], fee_bips: 10 },
+    ],
+  };
+  dev = await startDev(config);
+  const tronChain = dev.chains.find((c) => c.chain.key === 'tron_localnet');
+  assert.ok(tronChain, 'the devnet runs tron_localnet');
+  tron = new TronApi(String(tronChain.access.rpc_url));
+  reader = new TronHtlcReader(tron);
+  ethRpc = String(dev.chains.find((c) => c.chain.key === 'ethereum_localnet')!.access.rpc_url);
+  eth = createPublicClient({ transport: http(ethRpc) });
+});
+
+after(async () => {
+  await dev?.stop();
+});
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: { status: string; result: T; error?: string } }> {
+  const res = await fetch(`${dev.apiUrl}${path}`, {
+    method,
+    headers: { 'service-app-id': dev.appKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json()) as { status: string; result: T; error?: string } };
+}
+
+interface Order {
+  order_id: string;
+  status: string;
+  source_swap: { swap_id: string; initiate_tx_hash: string; redeem_tx_hash: string };
+  destination_swap: { swap_id: string; initiate_tx_hash: string; redeem_tx_hash: string; secret: string };
+}
+const readOrder = async (id: string) => (await api<Order>('GET', `/v2/orders/${id}`)).body.result;
+const orderReaches = (id: string, status: string) =>
+  until(`order ${id} to reach ${status}`, async () => {
+    const o = await readOrder(id);
+    return o.status === status ? o : undefined;
+  }, 120_000, 300);
+
+async function createOrder(from: string, to: string, amount: bigint, owners: { from: string; to: string }) {
+  const q = await api<Array<{ solver_id: string; destination: { amount: string } }>>('GET', `/v2/quote?from=${from}&to=${to}&from_amount=${amount}`);
+  assert.equal(q.status, 200, JSON.stringify(q.body));
+  const best = q.body.result[0]!;
+  const res = await api<Record<string, any>>('POST', '/v2/orders', {
+    source: { asset: from, owner: owners.from, amount: amount.toString() },
+    destination: { asset: to, owner: owners.to, amount: best.destination.amount },
+    solver_id: best.solver_id,
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return { created: res.body.result, receive: BigInt(best.destination.amount) };
+}
+
+const asset = (id: string) => dev.service.registry.asset(id)!;
+const usdtOf = (who: string) => reader.trc20Balance(asset('tron_localnet:usdt').token.address, who);
+const usdcOf = (who: Address) => eth.readContract({ address: asset('ethereum_localnet:usdc').token.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+const trxOf = (who: string) => tron.balanceSun(hex41(who));
+
+/** The user signs a Tron contract call offline and broadcasts it; resolves once it is in a block. */
+async function sendAsTronUser(call: { contract: string; data: Hex }): Promise<string> {
+  const head = await tron.nowBlock();
+  const tx = await signTronCall({ call, owner: TRON_USER, privateKey: USER_KEY, reference: head, expiration: head.timestampMs + 60_000, feeLimitSun: 150_000_000n });
+  assert.equal((await tron.broadcast(tx as unknown as Record<string, unknown>)).result, true);
+  const info = await until('the user transaction to land', () => tron.transactionInfo(tx.txID), 30_000, 300);
+  assert.equal(info.failed, false);
+  return tx.txID;
+}
+
+async function signInitiate(td: Record<string, any>): Promise<Hex> {
+  return evmUser.signTypedData({
+    domain: { ...td.domain, chainId: BigInt(td.domain.chainId) },
+    types: { Initiate: td.types.Initiate },
+    primaryType: 'Initiate',
+    message: { redeemer: td.message.redeemer, secretHash: td.message.secretHash, timelock: BigInt(td.message.timelock), amount: BigInt(td.message.amount) },
+  });
+}
+
+test('Tron USDT gasless -> EVM USDC: the user approves once, signs TIP-712, ten identical PATCHes make one initiate the relayer pays; every balance checked', async () => {
+  const amount = 10_000_000n;
+  const { created, receive } = await createOrder('tron_localnet:usdt', 'ethereum_localnet:usdc', amount, { from: TRON_USER, to: evmUser.address });
+  assert.deepEqual(Object.keys(created.initiate_transaction).sort(), ['chain_id', 'data', 'gas_limit', 'to', 'value']);
+  await sendAsTronUser({ contract: created.approval_transaction.to, data: created.approval_transaction.data });
+  const before = { usdt: await usdtOf(TRON_USER), trx: await trxOf(TRON_USER), usdc: await usdcOf(evmUser.address), solverUsdt: await usdtOf(TRON_SOLVER), solverUsdc: await usdcOf(SOLVER_EVM) };
+  const signature = await signInitiate(created.typed_data);
+  const answers = await Promise.all(Array.from({ length: 10 }, () => api('PATCH', `/v2/orders/${created.order_id}?action=initiate`, { signature })));
+  for (const a of answers) assert.equal(a.status, 202, JSON.stringify(a.body));
+  const done = await orderReaches(created.order_id, 'completed');
+  const jobs = await dev.service.store.db.selectFrom('relayer_jobs').select(['tx_hash', 'tx_hashes']).where('order_id', '=', created.order_id).where('action', '=', 'initiate').execute();
+  assert.equal(jobs.length, 1, 'one initiate job');
+  assert.deepEqual(jobs[0]!.tx_hashes, [done.source_swap.initiate_tx_hash], 'one initiate transaction');
+  assert.equal(await usdtOf(TRON_USER), before.usdt - amount);
+  assert.equal(await trxOf(TRON_USER), before.trx, 'the user paid no TRX: the relayer paid the energy');
+  assert.equal(await usdcOf(evmUser.address), before.usdc + receive);
+  assert.equal(await usdtOf(TRON_SOLVER), before.solverUsdt + amount);
+  assert.equal(await usdcOf(SOLVER_EVM), before.solverUsdc - receive);
+});
+
+test('EVM USDC -> Tron USDT: the gasless USDC initiate, the solver funds the Tron HTLC, the service redeems it to the user', async () => {
+  const amount = 5_000_000n;
+  const { created, receive } = await createOrder('ethereum_localnet:usdc', 'tron_localnet:usdt', amount, { from: evmUser.address, to: TRON_USER });
+  const before = { usdt: await usdtOf(TRON_USER), trx: await trxOf(TRON_USER), usdc: await usdcOf(evmUser.address), solverUsdt: await usdtOf(TRON_SOLVER) };
+  const wallet = createWalletClient({ account: evmUser, transport: http(ethRpc) });
+  await eth.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ chain: null, to: created.approval_transaction.to, data: created.approval_transaction.data }) });
+  const patched = await api('PATCH', `/v2/orders/${created.order_id}?action=initiate`, { signature: await signInitiate(created.typed_data) });
+  assert.equal(patched.status, 202, JSON.stringify(patched.body));
+  const done = await orderReaches(created.order_id, 'completed');
+  assert.ok(done.destination_swap.redeem_tx_hash);
+  assert.equal(await usdcOf(evmUser.address), before.usdc - amount);
+  assert.equal(await usdtOf(TRON_USER), before.usdt + receive);
+  assert.equal(await trxOf(TRON_USER), before.trx, 'the user paid no TRX');
+  assert.equal(await usdtOf(TRON_SOLVER), before.solverUsdt - receive);
+});
+
+test("a Tron HTLC with other terms than the order's is never matched: the order stays created and nothing is funded", async () => {
+  const amount = 3_000_000n;
+  const { created } = await createOrder('tron_localnet:usdt', 'ethereum_localnet:usdc', amount, { from: TRON_USER, to: evmUser.address });
+  const secretHash = String(created.typed_data.message.secretHash).replace(/^0x/, '');
+  await sendAsTronUser({ contract: created.approval_transaction.to, data: created.approval_transaction.data });
+  // The order's secret hash, redeemer and amount, with a timelock one block longer: another HTLC order.
+  const timelock = BigInt(created.typed_data.message.timelock) + 1n;
+  await sendAsTronUser(jobCall({ kind: 'fund', htlc: asset('tron_localnet:usdt').htlc.address, redeemer: TRON_SOLVER, timelock: `0x${timelock.toString(16)}`, amount: `0x${amount.toString(16)}`, secretHash: `0x${secretHash}` }));
+  await new Promise((r) => setTimeout(r, 10_000)); // three blocks and more: the watcher and the solver have looked
+  const o = await readOrder(created.order_id);
+  assert.equal(o.status, 'created');
+  assert.equal(o.source_swap.initiate_tx_hash, '');
+  assert.equal(o.destination_swap.initiate_tx_hash, '');
+  const fund = await dev.service.store.db.selectFrom('relayer_jobs').select('id').where('order_id', '=', created.order_id).where('action', '=', 'solver-fund').execute();
+  assert.deepEqual(fund, []);
+});
