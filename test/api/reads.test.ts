@@ -147,7 +147,7 @@ describeEachStore('API reads', (kind) => {
 
   test('GET /v3/chains lists chains with v3 assets (is_active included) and filters by asset', async () => {
     const all = (await get('/v3/chains')).body.result as Json[];
-    assert.deepEqual(all.map((c) => c.chain), ['ethereum_localnet', 'arbitrum_localnet', 'litecoin_localnet', 'solana_localnet']);
+    assert.deepEqual(all.map((c) => c.chain), ['ethereum_localnet', 'arbitrum_localnet', 'litecoin_localnet', 'solana_localnet', 'tron_localnet']);
     const eth = all[0]!;
     assert.equal(eth.id, 'evm:31337');
     assert.equal(eth.native_asset_id, 'ethereum_localnet:eth');
@@ -162,7 +162,7 @@ describeEachStore('API reads', (kind) => {
 
   test('GET /v2/assets lists assets without is_active and filters by asset', async () => {
     const all = (await get('/v2/assets')).body.result as Json[];
-    assert.equal(all.length, 10);
+    assert.equal(all.length, 11);
     assert.ok(all.every((a) => !('is_active' in a)));
     const ltc = (await get('/v2/assets?asset=litecoin_localnet:ltc')).body.result as Json[];
     assert.deepEqual(ltc.map((a) => [a.id, a.chain, a.decimals, a.min_amount]), [['litecoin_localnet:ltc', 'bitcoin:1', 8, '10000']]);
@@ -172,7 +172,7 @@ describeEachStore('API reads', (kind) => {
     const { status, body } = await get('/v2/chains');
     assert.equal(status, 200);
     const all = body.result as Json[];
-    assert.deepEqual(all.map((c) => c.chain), ['ethereum_localnet', 'arbitrum_localnet', 'litecoin_localnet', 'solana_localnet']);
+    assert.deepEqual(all.map((c) => c.chain), ['ethereum_localnet', 'arbitrum_localnet', 'litecoin_localnet', 'solana_localnet', 'tron_localnet']);
     const eth = all[0]!;
     assert.deepEqual(Object.keys(eth).sort(), [
       'assets', 'chain', 'confirmation_target', 'destination_timelock', 'display', 'explorer_url', 'icon', 'id', 'is_active', 'name',
@@ -283,9 +283,9 @@ describeEachStore('API reads', (kind) => {
       assert.ok(op.responses['200'].content['application/json'].schema, `${path} response schema`);
     }
     assert.ok(doc.paths['/v2/orders/{order}'].get.parameters.some((p: Json) => p.name === 'order' && p.schema.pattern));
-    assert.ok(doc.paths['/v3/chains'].get.parameters.some((p: Json) => p.name === 'asset' && p.schema.enum.length === 10));
+    assert.ok(doc.paths['/v3/chains'].get.parameters.some((p: Json) => p.name === 'asset' && p.schema.enum.length === 11));
     assert.deepEqual(doc.paths['/v3/chains'].get.security, [{ appId: [] }, { gardenAppId: [] }]);
-    assert.ok(doc.paths['/v2/chains'].get.parameters.some((p: Json) => p.name === 'from' && p.schema.enum.length === 10));
+    assert.ok(doc.paths['/v2/chains'].get.parameters.some((p: Json) => p.name === 'from' && p.schema.enum.length === 11));
     assert.deepEqual(doc.paths['/v2/chains'].get.security, [{ appId: [] }, { gardenAppId: [] }]);
     assert.equal(doc.paths['/v3/quote/{id}'].get.security, undefined);
     for (const name of ['Order', 'PaginatedOrders', 'Swap', 'Quote', 'Chain', 'ChainV2', 'RoutePolicy', 'AssetV2', 'AssetV3', 'Liquidity', 'EarningsEntry', 'ErrorEnvelope']) {

@@ -59,7 +59,7 @@ test('an inactive chain is exempt from the timelock rule', () => {
   const file = base();
   file.chains[2].destination_timelock = 40;
   file.chains[2].is_active = false;
-  assert.equal(new Registry(file as RegistryFile).chains.length, 4);
+  assert.equal(new Registry(file as RegistryFile).chains.length, 5);
 });
 
 test('a file that is not JSON is refused with its path', () => {

@@ -66,7 +66,7 @@ test('hashlock dev runs local chains and the whole service: a gasless swap compl
     assert.ok(first.output().includes(first.devnet.api_url), 'the URL is printed');
     const res = await chains(first.devnet);
     assert.equal(res.status, 200);
-    assert.equal(((await res.json()) as { result: unknown[] }).result.length, 4);
+    assert.equal(((await res.json()) as { result: unknown[] }).result.length, 5, "ethereum, arbitrum, litecoin, solana and tron localnets");
     const denied = await fetch(`${first.devnet.api_url}/v3/chains`);
     assert.equal(denied.status, 401);
 

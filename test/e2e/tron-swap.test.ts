@@ -20,7 +20,7 @@ import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-con
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { startDev, type Dev } from '../../src/localnet/dev.ts';
 import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
-import { TRON_LOCALNET_CHAIN, tronAddressOf } from '../helpers/tron-localnet.ts';
+import { tronAddressOf } from '../helpers/tron-localnet.ts';
 import { until } from '../helpers/wait.ts';
 
 const evmUser = privateKeyToAccount(privateKeyOf(devAccount('user')));
@@ -39,7 +39,7 @@ before(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-tron-swap-'));
   const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
   const registryPath = join(dataDir, 'registry.json');
-  writeFileSync(registryPath, JSON.stringify({ ...localnet, chains: [...localnet.chains.filter((c) => c.chain === 'ethereum_localnet'), TRON_LOCALNET_CHAIN] }));
+  writeFileSync(registryPath, JSON.stringify({ ...localnet, chains: localnet.chains.filter((c) => c.chain === 'ethereum_localnet' || c.chain === 'tron_localnet') }));
   const base = loadServiceConfig(DEV_CONFIG_PATH, {});
   const solverId = base.solvers[0]!.id;
   const config = {

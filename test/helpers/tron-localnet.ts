@@ -1,6 +1,5 @@
-// The local Tron chain in tests: its registry entry (kept out of config/registry.localnet.json until the
-// Tron adapter settles orders), a chain started on free ports with the test USDT and HTLC deployed, and
-// an unmodified TronWeb per dev account.
+// The local Tron chain in tests: its registry entry (config/registry.localnet.json's tron_localnet), a
+// chain started on free ports with the test USDT and HTLC deployed, and an unmodified TronWeb per dev account.
 import { readFileSync } from 'node:fs';
 import { TronWeb } from 'tronweb';
 import { Registry, type Chain } from '../../src/chains/registry.ts';
@@ -11,36 +10,8 @@ import { devAccount, privateKeyOf, type DEV_ACCOUNTS } from '../../src/localnet/
 import { deployTronLocalnet, type TronDeployment } from '../../src/localnet/tron/devnet.ts';
 import { startTronLocalnet, type TronLocalnet, type TronLocalnetOptions } from '../../src/localnet/tron/local-chain.ts';
 
-/** The local Tron chain as the localnet registry will name it: the deployer's first two contracts are the USDT and its HTLC. */
-export const TRON_LOCALNET_CHAIN: RegistryChain = {
-  chain: 'tron_localnet',
-  name: 'Tron Localnet',
-  id: 'tron:728126428',
-  network: 'localnet',
-  native_asset: 'trx',
-  icon: '',
-  explorer_url: '',
-  block_time_ms: 3000,
-  confirmation_target: 1,
-  source_timelock: 200,
-  destination_timelock: 50,
-  is_active: true,
-  assets: [
-    {
-      symbol: 'usdt',
-      name: 'Tether USD (test)',
-      icon: '',
-      decimals: 6,
-      htlc: { address: 'TX7cLPN5XdNGBzyF9ti4nsHCPZhq7qqJ7C', schema: 'tron:htlc_trc20' },
-      token: { address: 'TJhSSbZ8dVqtEiLYgva1WWcV4R4NkRCARH', schema: 'tron:trc20' },
-      min_amount: '1000000',
-      max_amount: '1000000000000',
-      price_id: 'tether',
-      is_active: true,
-      listed_in: ['v2', 'v3'],
-    },
-  ],
-};
+/** The local Tron chain as the localnet registry names it: the deployer's first two contracts are the USDT and its HTLC. */
+export const TRON_LOCALNET_CHAIN: RegistryChain = (JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile).chains.find((c) => c.chain === 'tron_localnet')!;
 
 export const tronLocalnetChain = (): Chain => new Registry({ network: 'localnet', chains: [TRON_LOCALNET_CHAIN] }).chain('tron_localnet')!;
 
@@ -76,9 +47,3 @@ export async function startTronTestChain(options: TronLocalnetOptions = {}): Pro
 
 /** A dev account's private key as TronWeb takes it (hex, no 0x). */
 export const tronPrivateKey = (role: DevRole): string => privateKeyOf(devAccount(role)).slice(2);
-
-/** The localnet registry with tron_localnet beside its chains, as it will be once Tron is registered there. */
-export function tronTestRegistry(): Registry {
-  const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
-  return new Registry({ ...localnet, chains: [...localnet.chains, TRON_LOCALNET_CHAIN] });
-}

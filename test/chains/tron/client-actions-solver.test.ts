@@ -28,11 +28,11 @@ import type { SecretBox } from '../../../src/orders/secret-box.ts';
 import type { Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder, type OrderRecord } from '../../../src/store/orders.ts';
 import { findJob, type RelayerJob } from '../../../src/store/relayer-jobs.ts';
-import { sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
+import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
-import { startTronTestChain, tronAddressOf, tronTestRegistry, type TronTestChain } from '../../helpers/tron-localnet.ts';
+import { startTronTestChain, tronAddressOf, type TronTestChain } from '../../helpers/tron-localnet.ts';
 
-const registry = tronTestRegistry();
+const registry = localnetRegistry();
 const chain = registry.chain('tron_localnet')!;
 const USDT = registry.asset('tron_localnet:usdt')!;
 const KEYS = { solver: privateKeyOf(devAccount('solver')), relayer: privateKeyOf(devAccount('relayer')), user: privateKeyOf(devAccount('user')) };

@@ -20,11 +20,11 @@ import type { Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder } from '../../../src/store/orders.ts';
 import { claimJobs, enqueueJob, findJob, markSubmitted } from '../../../src/store/relayer-jobs.ts';
 import { saveSignedTx } from '../../../src/store/signed-txs.ts';
-import { sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
+import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
-import { startTronTestChain, tronAddressOf, tronTestRegistry, type TronTestChain } from '../../helpers/tron-localnet.ts';
+import { startTronTestChain, tronAddressOf, type TronTestChain } from '../../helpers/tron-localnet.ts';
 
-const registry = tronTestRegistry();
+const registry = localnetRegistry();
 const chain = registry.chain('tron_localnet')!;
 const USDT = registry.asset('tron_localnet:usdt')!;
 const SOLVER_KEY = privateKeyOf(devAccount('solver'));

@@ -13,7 +13,7 @@ import { devAccount, privateKeyOf } from '../../../../src/localnet/accounts.ts';
 import { localChainOf } from '../../../../src/localnet/families.ts';
 import type { DevChain } from '../../../../src/localnet/local-chain.ts';
 import { LOCALNET_REGISTRY_PATH } from '../../../helpers/fixtures.ts';
-import { TRON_LOCALNET_CHAIN, tronAddressOf, tronLocalnetChain } from '../../../helpers/tron-localnet.ts';
+import { tronAddressOf, tronLocalnetChain } from '../../../helpers/tron-localnet.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-tron-dev-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -80,9 +80,9 @@ test('hashlock dev runs tron_localnet: the registry\'s USDT and HTLC deployed, T
   }
 });
 
-test("tron_localnet's entry fits beside the localnet registry's chains (ids, keys, timelocks), ready to move there once Tron settles", () => {
+test('tron_localnet is in the localnet registry beside the other chains, its USDT with 6 decimals', () => {
   const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
-  assert.ok(!localnet.chains.some((c) => c.chain === TRON_LOCALNET_CHAIN.chain), 'not in the localnet registry while the Tron adapter cannot settle');
-  const registry = new Registry({ ...localnet, chains: [...localnet.chains, TRON_LOCALNET_CHAIN] });
+  const registry = new Registry(localnet);
+  assert.deepEqual(registry.chain('tron_localnet')?.id, 'tron:728126428');
   assert.equal(registry.asset('tron_localnet:usdt')?.decimals, 6);
 });
