@@ -1,5 +1,17 @@
+import { setChainHeight } from '../store/chain-heights.ts';
 import type { Db } from '../store/database.ts';
-import { watchedBlocks } from '../store/swap-events.ts';
+import {
+  applySwapEvents,
+  forgetWatchedBlocksAbove,
+  moveWatcherCursor,
+  recountConfirmationsAbove,
+  saveWatchedBlocks,
+  undoSwapEventsAbove,
+  updateConfirmations,
+  watchedBlocks,
+  type SwapEvent,
+  type WatchedBlock,
+} from '../store/swap-events.ts';
 
 /**
  * What the block watchers of every family share: where to resume after a restart or a reorg. Each
@@ -45,4 +57,43 @@ export async function resumePoint(db: Db, chainKey: string, cursor: bigint, head
   if (lowest.number === 0n) throw new Error(`${chainKey}: block 0 differs from the one processed (a different chain?)`);
   const ancestor = lowest.number - 1n < head ? lowest.number - 1n : head;
   return { last: ancestor, reorg: { ancestor, previousCursor: cursor, beyondWindow: true } };
+}
+
+/** One poll of a block watcher: the blocks `from`..`to` it read (none when `from > to`), and what it found. */
+export interface WatchedBatch {
+  cursor: bigint | undefined;
+  from: bigint;
+  to: bigint;
+  head: bigint;
+  /** Blocks kept below the head for reorg checks and confirmation counts. */
+  window: bigint;
+  events: readonly SwapEvent[];
+  blocks: readonly WatchedBlock[];
+  reorg?: Reorg;
+}
+
+/**
+ * Records a poll in one transaction: a reorg's undoing, the swap events, the window's block hashes,
+ * the cursor, the confirmation counts and the chain height. Returns the swap rows it changed.
+ */
+export function commitWatchedBatch(db: Db, chainKey: string, batch: WatchedBatch): Promise<number> {
+  const { cursor, from, to, head, window, events, blocks, reorg } = batch;
+  return db.transaction().execute(async (tx) => {
+    let rows = 0;
+    if (reorg) {
+      rows += await undoSwapEventsAbove(tx, chainKey, reorg.ancestor);
+      await forgetWatchedBlocksAbove(tx, chainKey, reorg.ancestor);
+      rows += await recountConfirmationsAbove(tx, chainKey, reorg.ancestor - window, head);
+    }
+    rows += await applySwapEvents(tx, chainKey, events);
+    if (from <= to) {
+      await saveWatchedBlocks(tx, chainKey, blocks, to - window);
+      await moveWatcherCursor(tx, chainKey, cursor, to);
+    } else if (reorg) {
+      await moveWatcherCursor(tx, chainKey, cursor, reorg.ancestor);
+    }
+    rows += await updateConfirmations(tx, chainKey, head);
+    await setChainHeight(tx, chainKey, head);
+    return rows;
+  });
 }

@@ -1,20 +1,8 @@
 import type { Address, Hash, PublicClient } from 'viem';
 import type { Db } from '../../store/database.ts';
-import { setChainHeight } from '../../store/chain-heights.ts';
-import {
-  applySwapEvents,
-  forgetWatchedBlocksAbove,
-  moveWatcherCursor,
-  recountConfirmationsAbove,
-  saveWatchedBlocks,
-  undoSwapEventsAbove,
-  updateConfirmations,
-  watcherCursor,
-  type SwapEvent,
-  type WatchedBlock,
-} from '../../store/swap-events.ts';
+import { watcherCursor, type SwapEvent, type WatchedBlock } from '../../store/swap-events.ts';
 import type { Chain } from '../registry.ts';
-import { ChainMovedError, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
+import { ChainMovedError, commitWatchedBatch, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
 
 import { HTLC_EVENTS } from '../solidity-htlc/htlc-events.ts';
 import { htlcAddresses, toSwapEvent } from './htlc-events.ts';
@@ -91,24 +79,7 @@ export class EvmWatcher {
     const to = minBig(head, last + BigInt(this.batchBlocks));
     const read = from <= to ? await this.read(from, to, resume.lastHash) : { events: [], blocks: [] };
 
-    const changed = await this.db.transaction().execute(async (tx) => {
-      let rows = 0;
-      if (reorg) {
-        rows += await undoSwapEventsAbove(tx, key, reorg.ancestor);
-        await forgetWatchedBlocksAbove(tx, key, reorg.ancestor);
-        rows += await recountConfirmationsAbove(tx, key, reorg.ancestor - window, head);
-      }
-      rows += await applySwapEvents(tx, key, read.events);
-      if (from <= to) {
-        await saveWatchedBlocks(tx, key, read.blocks, to - window);
-        await moveWatcherCursor(tx, key, cursor, to);
-      } else if (reorg) {
-        await moveWatcherCursor(tx, key, cursor, reorg.ancestor);
-      }
-      rows += await updateConfirmations(tx, key, head);
-      await setChainHeight(tx, key, head);
-      return rows;
-    });
+    const changed = await commitWatchedBatch(this.db, key, { cursor, from, to, head, window, events: read.events, blocks: read.blocks, ...(reorg ? { reorg } : {}) });
     return { from, to, head, events: read.events, changed, ...(reorg ? { reorg } : {}) };
   }
 
