@@ -7,6 +7,7 @@ import { normalizeTronAddress } from './address.ts';
 import { TRON_ACTION_BODIES } from './action-bodies.ts';
 import { tronHtlc } from './index.ts';
 import { connectTronChain, tronAddressOfKey } from './runtime.ts';
+import { tronSwapWallet } from './swap-wallet.ts';
 
 /** Tron chains: the TRC-20 HTLC on the TVM, a per-block watcher, offline-signed transactions through Tron's HTTP API. */
 export const tronAdapter: ChainAdapter = {
@@ -28,5 +29,6 @@ export const tronAdapter: ChainAdapter = {
   // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
   servesInstantRefundHash: true,
   partyOfKey: (_chain, privateKey) => tronAddressOfKey(privateKey),
+  swapWallet: tronSwapWallet,
   connect: connectTronChain,
 };

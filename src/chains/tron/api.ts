@@ -38,6 +38,8 @@ export interface TronTransactionInfo {
   /** 'SUCCESS', 'REVERT', 'OUT_OF_ENERGY', ... */
   result: string;
   failed: boolean;
+  /** The TRX (in SUN) its sender burnt for energy and bandwidth: `fee`, absent when nothing was burnt. */
+  feeSun: bigint;
   /** Its failure message, decoded from hex, when it failed. */
   message?: string;
   logs: Array<{ address: string; topics: string[]; data: string }>;
@@ -197,6 +199,7 @@ function infoOf(info: Json): TronTransactionInfo {
     // A plain TRX transfer's receipt has no result; only contract calls carry one.
     result: text(receipt.result, failed ? 'FAILED' : 'SUCCESS'),
     failed,
+    feeSun: whole(info.fee ?? 0),
     ...(message !== undefined ? { message } : {}),
     logs: logs.map((log) => ({
       address: text(log.address).toLowerCase(),
