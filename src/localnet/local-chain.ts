@@ -34,6 +34,6 @@ export interface DevChain {
   /** What the operator should know of how it started (a well-known port that was taken, say). */
   notes?: string[];
   /** Moves the chain's clock `blocks` blocks (slots) on at once, where the local node can (tests of expiry). */
-  advance?(blocks: number): void;
+  advance?(blocks: number): void | Promise<void>;
   stop(): Promise<void>;
 }

@@ -95,6 +95,7 @@ export const tronDevnet: FamilyDevnet = {
         accounts: { user: tron(options.keys.user), solver: tron(options.keys.solver) },
         describe: `${localnet.url} (Tron's HTTP API over anvil, chain id ${LOCAL_TRON_CHAIN_ID}, ${options.blockTimeMs > 0 ? `a block every ${options.blockTimeMs} ms` : 'a block per transaction'})`,
         notes,
+        advance: (blocks) => localnet.mine(blocks),
         stop: () => localnet.stop(),
       };
     } catch (err) {
