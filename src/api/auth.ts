@@ -38,11 +38,6 @@ export class ApiKeyAuth {
     return app;
   }
 
-  /** The app of a key this instance has resolved before, without a lookup (stale answers too). */
-  knownApp(key: string): App | undefined {
-    return this.cache.get(key)?.app;
-  }
-
   /**
    * Fastify onRequest hook of every keyed route: 401 unless the request carries a known key. It runs
    * before the body is read and before any validation, so a caller without a key learns nothing else.

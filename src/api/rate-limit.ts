@@ -1,16 +1,14 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
+import { API_KEY_PATTERN, type RequestLimit } from '../store/apps.ts';
 import { requestKey, type ApiKeyAuth } from './auth.ts';
 
 /** At most `max` requests per `windowMs` for one bucket. */
-export interface Limit {
-  max: number;
-  windowMs: number;
-}
+export type Limit = RequestLimit;
 
 export interface RateLimits {
-  /** A request with a valid API key counts against its app. */
+  /** A request with a valid API key counts against its app: the app's own limit, else this. */
   perKey: Limit;
   /** Every other request (no key, an unknown key) counts against the client address. */
   perAddress: Limit;
@@ -24,18 +22,28 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
 /** Operators' probes are never limited. */
 const UNLIMITED_ROUTES = new Set(['/health', '/v2/health', '/v3/health', '/metrics']);
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    rateBucket?: { key: string; limit: Limit };
+  }
+}
+
 /**
- * Counts every request, before authentication, in one bucket: its app's when it carries a key this
- * instance has already resolved, else its client address's (so floods of wrong keys are limited
- * too, and cost no database lookup once over the limit). Over the limit: 429 in the envelope with
+ * Counts every request, before authentication, in one bucket: its app's when it carries a valid key
+ * (from the key's first request: a key not seen before is looked up first, one indexed read, then
+ * cached either way by `ApiKeyAuth`), else its client address's, so floods of wrong keys are limited
+ * without ever spending a valid app's budget. An app's own limit (`hashlock apps rate-limit`) replaces
+ * the per-key default, within the key cache's 30 s. Over the limit: 429 in the envelope with
  * Retry-After. Counters live in this instance's memory: N instances allow N times the limit.
  */
 export async function registerRateLimits(app: FastifyInstance, auth: ApiKeyAuth, limits: RateLimits): Promise<void> {
-  const bucket = (request: FastifyRequest): { key: string; limit: Limit } => {
+  const bucketOf = async (request: FastifyRequest): Promise<{ key: string; limit: Limit }> => {
     const key = requestKey(request);
-    const known = key === undefined ? undefined : auth.knownApp(key);
-    return known ? { key: `app:${known.id}`, limit: limits.perKey } : { key: `ip:${request.ip}`, limit: limits.perAddress };
+    // A malformed key is no app's: no lookup.
+    const valid = key !== undefined && API_KEY_PATTERN.test(key) ? await auth.resolve(key) : undefined;
+    return valid ? { key: `app:${valid.id}`, limit: valid.rateLimit ?? limits.perKey } : { key: `ip:${request.ip}`, limit: limits.perAddress };
   };
+  const bucket = (request: FastifyRequest) => request.rateBucket ?? { key: `ip:${request.ip}`, limit: limits.perAddress };
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_request, context) =>
@@ -46,6 +54,10 @@ export async function registerRateLimits(app: FastifyInstance, auth: ApiKeyAuth,
     max: (request) => bucket(request).limit.max,
     timeWindow: (request) => bucket(request).limit.windowMs,
     allowList: (request) => UNLIMITED_ROUTES.has(request.routeOptions.url ?? ''),
+  });
+  app.addHook('onRequest', async (request) => {
+    if (UNLIMITED_ROUTES.has(request.routeOptions.url ?? '')) return;
+    request.rateBucket = await bucketOf(request);
   });
   app.addHook('onRequest', limiter);
 }

@@ -1,11 +1,11 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { ConfigError } from '../config/schema-check.ts';
 import { DEFAULT_PORT } from '../config/service-config.ts';
 import { startService } from '../service.ts';
-import { configOf, withDatabase } from './database.ts';
+import { registerAppsCommand } from './apps.ts';
+import { configOf } from './database.ts';
 import { registerSwapCommand } from './swap.ts';
 import { registerWebhooksCommand } from './webhooks.ts';
-import { createApp } from '../store/apps.ts';
 import { VERSION } from '../version.ts';
 
 const program = new Command('hashlock').description('Hashlock cross-chain atomic swap service').version(VERSION);
@@ -70,33 +70,7 @@ program
     await runStdioMcp({ url: opts.url, key });
   });
 
-const apps = program.command('apps').description('manage the apps (API keys) of integrators');
-
-const slippage = (value: string): number => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 10_000) throw new InvalidArgumentError('a whole number of bips, 0 to 10000');
-  return n;
-};
-
-apps
-  .command('create')
-  .description('create an app and print its API key (shown only this once)')
-  .requiredOption('--name <name>', 'integrator name')
-  .option('--gasless', 'allow gasless (relayed) actions', false)
-  .option('--slippage <bips>', 'default slippage in bips', slippage, 0)
-  .option('-c, --config <file>', 'service config file (for the database location)')
-  .action(async (opts: { name: string; gasless: boolean; slippage: number; config?: string }) => {
-    await withDatabase(opts.config, async (db) => {
-      const { app, key } = await createApp(db, {
-        name: opts.name,
-        gasless: opts.gasless,
-        defaultSlippage: opts.slippage,
-      });
-      console.log(`created app ${app.id} "${app.name}"${app.gasless ? ' (gasless)' : ''}`);
-      console.log(`API key (shown once; send it as the service-app-id header):\n${key}`);
-    });
-  });
-
+registerAppsCommand(program);
 registerSwapCommand(program);
 registerWebhooksCommand(program);
 

@@ -20,6 +20,7 @@ import * as m0014 from './migrations/0014_webhook_log_retention.ts';
 import * as m0015 from './migrations/0015_engine_jobs.ts';
 import * as m0016 from './migrations/0016_signed_tx_lifetime.ts';
 import * as m0017 from './migrations/0017_initiate_tx_hashes.ts';
+import * as m0018 from './migrations/0018_app_rate_limits.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_engine_jobs': m0015,
   '0016_signed_tx_lifetime': m0016,
   '0017_initiate_tx_hashes': m0017,
+  '0018_app_rate_limits': m0018,
 };
 
 const TEXT_TYPES = {

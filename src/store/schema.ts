@@ -59,6 +59,9 @@ export const SCHEMA = {
     default_slippage: withDefault(integer()),
     created_at: withDefault(timestamptz()),
     disabled_at: nullable(timestamptz()),
+    /** The app's own request limit, both or neither (migration 0018); none: the config's per-key limit. */
+    rate_limit_max: nullable(integer()),
+    rate_limit_window_ms: nullable(integer()),
   },
   chains: {
     key: text(),

@@ -297,6 +297,29 @@ test('hashlock apps create prints a working key once, and only its hash is store
   }
 });
 
+test("hashlock apps: an app's own rate limit at creation, changed and given back later; bad limits and unknown apps refused", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-apps-limit-'));
+  const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'apps', ...args], { env: envFor(dataDir), encoding: 'utf8' });
+  const created = run('create', '--name', 'Big Wallet', '--rate-limit', '20000/10s');
+  assert.equal(created.status, 0, created.stderr);
+  assert.match(created.stdout, /created app [0-9a-f-]{36} "Big Wallet", limited to 20000 requests per 10 s/);
+  const id = /created app ([0-9a-f-]{36})/.exec(created.stdout)![1]!;
+  const changed = run('rate-limit', id, '500/1m');
+  assert.equal(changed.status, 0, changed.stderr);
+  assert.match(changed.stdout, new RegExp(`app ${id} is limited to 500 requests per 60 s`));
+  const back = run('rate-limit', id, 'default');
+  assert.equal(back.status, 0, back.stderr);
+  assert.match(back.stdout, /limited to the config's per-key limit/);
+  for (const bad of ['lots', '0/10s', '10/0s', '10/2h', '10']) {
+    const res = run('rate-limit', id, bad);
+    assert.notEqual(res.status, 0, `${bad} is refused`);
+    assert.match(res.stderr, /<max>\/<window>, e.g. 10000\/10s/, res.stderr);
+  }
+  const unknown = run('rate-limit', '00000000-0000-0000-0000-000000000000', '5/1s');
+  assert.equal(unknown.status, 1);
+  assert.match(unknown.stderr, /no app 00000000-0000-0000-0000-000000000000/);
+});
+
 test('a bad config file stops the command with one message naming the field', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hashlock-badconfig-'));
   const config = join(dir, 'hashlock.json');
