@@ -1,7 +1,8 @@
 // `npm run bench`: HTTP throughput of the API beside a bare Fastify route, on PGlite and PostgreSQL;
 // settlement latency and throughput; a solver pass over 100 orders on a slow RPC; the Bitcoin-family
 // watcher's cost per block as HTLCs grow; Litecoin <-> EVM settlement on litecoind regtest; the
-// Solana watcher's cost per slot as open swaps grow; SOL -> EVM settlement on the Solana localnet.
+// Solana watcher's cost per slot as open swaps grow; SOL -> EVM settlement on the Solana localnet;
+// Tron USDT -> EVM settlement on the local Tron chain (50 gasless swaps at once, 3 s Tron blocks).
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -33,6 +34,7 @@ import { clangUnavailable } from '../src/localnet/solana/programs/build.ts';
 import { benchSolanaWatcher } from './solana-watcher.ts';
 import { benchSolanaSettlement } from './solana-settlement.ts';
 import { benchEventStreams } from './event-streams.ts';
+import { benchTronSettlement } from './tron-settlement.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -178,3 +180,4 @@ if (noClang === undefined) {
 } else {
   console.warn(`the Solana programs cannot be built (${noClang}): the Solana watcher and settlement are not benchmarked`);
 }
+console.table(await benchTronSettlement());

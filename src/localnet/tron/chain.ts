@@ -16,6 +16,8 @@ export const MAX_FEE_LIMIT_SUN = 15_000_000_000n;
 export const BUILT_EXPIRATION_MS = 60_000;
 /** anvil's block gas limit: the most energy one transaction gets, whatever its fee_limit. */
 const BLOCK_GAS_LIMIT = 30_000_000n;
+/** Recent blocks kept in Tron's JSON, by EVM block hash. */
+const BLOCK_CACHE_SIZE = 64;
 
 /** A call as `wallet/triggersmartcontract` and `wallet/triggerconstantcontract` take it, addresses as 41-hex. */
 export interface ContractCall {
@@ -53,6 +55,12 @@ export class TronChain {
   private readonly solidifyDepth: number;
   private readonly mineEachTransaction: boolean;
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * Recent blocks in Tron's JSON (transactions and their results), by EVM block hash: a mined block never
+   * changes, and a replaced one has another hash. Every `getnowblock` answers the head block with its
+   * transactions, and building it asks anvil for each one's receipt.
+   */
+  private readonly blocks = new Map<string, Promise<Record<string, unknown>>>();
 
   constructor(options: TronChainOptions) {
     this.anvil = options.anvil;
@@ -94,8 +102,14 @@ export class TronChain {
     if (number < 0 || number > (confirmed ? await this.solidNumber() : await this.headNumber())) return undefined;
     const block = await this.evmBlock(number);
     if (!block) return undefined;
-    const transactions = await Promise.all(block.transactions.flatMap((hash) => this.index.byEvm(hash) ?? []).map((entry) => this.transactionWithResult(entry)));
-    return tronBlockJson(block, transactions);
+    let json = this.blocks.get(block.hash);
+    if (!json) {
+      json = Promise.all(block.transactions.flatMap((hash) => this.index.byEvm(hash) ?? []).map((entry) => this.transactionWithResult(entry))).then((transactions) => tronBlockJson(block, transactions));
+      this.blocks.set(block.hash, json);
+      json.catch(() => this.blocks.delete(block.hash));
+      if (this.blocks.size > BLOCK_CACHE_SIZE) this.blocks.delete(this.blocks.keys().next().value!);
+    }
+    return json;
   }
 
   /** Mines one block now. */
@@ -239,10 +253,10 @@ export class TronChain {
     const block = await this.evmBlock(number);
     if (!block) return [];
     const entries = block.transactions.flatMap((hash) => this.index.byEvm(hash) ?? []);
-    return Promise.all(entries.map(async (entry) => this.info(entry, (await this.receipt(entry))!)));
+    return Promise.all(entries.map(async (entry) => this.info(entry, (await this.receipt(entry))!, block)));
   }
 
-  private async info(entry: IndexedTransaction, receipt: EvmReceipt): Promise<Record<string, unknown>> {
-    return transactionInfoJson(entry, receipt, (await this.evmBlock(Number(receipt.blockNumber)))!, this.energyPriceSun);
+  private async info(entry: IndexedTransaction, receipt: EvmReceipt, block?: EvmBlock): Promise<Record<string, unknown>> {
+    return transactionInfoJson(entry, receipt, block ?? (await this.evmBlock(Number(receipt.blockNumber)))!, this.energyPriceSun);
   }
 }

@@ -187,6 +187,26 @@ test("a watcher's reads cost per block: getblockbylimitnext and gettransactionin
   assert.deepEqual(await post('/wallet/getaccount', { address: stranger }), {}, 'an account without TRX is not activated');
 });
 
+test('a block with transactions is built once: read again, it asks anvil for no receipt, and answers the same', async () => {
+  const info = await send('user', c.deployment.usdt, 'approve(address,uint256)', [{ type: 'address', value: c.deployment.usdtHtlc }, { type: 'uint256', value: '6' }]);
+  const anvil = c.localnet.chain.anvil;
+  const rpc = anvil.rpc.bind(anvil);
+  const asked: string[] = [];
+  anvil.rpc = (method: string, params?: unknown[]) => {
+    asked.push(method);
+    return rpc(method, params);
+  };
+  try {
+    const first = await c.localnet.chain.block(info.blockNumber);
+    assert.equal((first?.transactions as Array<{ txID: string }>).map((t) => t.txID).join(), info.id);
+    asked.length = 0;
+    assert.deepEqual(await c.localnet.chain.block(info.blockNumber), first);
+    assert.deepEqual(asked.filter((m) => m === 'eth_getTransactionReceipt'), []);
+  } finally {
+    anvil.rpc = rpc;
+  }
+});
+
 test('visible: true: a call asked with base58 addresses is built with them, and signs and runs as the hex form does', async () => {
   const tw = c.tronWeb('user');
   const parameter = tw.utils.abi.encodeParams(['address', 'uint256'], [tronToEvmHex(c.deployment.usdtHtlc), 9]).slice(2);
