@@ -117,15 +117,18 @@ export class TronApi {
     return answer as T;
   }
 
-  /** The head block (`confirmed`: the newest solidified one). */
+  /**
+   * The head block's header (`confirmed`: the newest solidified one). `getblock` without `detail`
+   * answers the header alone, where `getnowblock` would send every transaction of the block.
+   */
   async nowBlock(confirmed = false): Promise<TronBlockHeader> {
-    return headerOf(await this.post<Json>(`${view(confirmed)}/getnowblock`), 'getnowblock');
+    return headerOf(await this.post<Json>(`${view(confirmed)}/getblock`, { detail: false }), 'getblock');
   }
 
-  /** Block `number`, or undefined when the node has none there (past its head). */
+  /** Block `number`'s header, or undefined when the node has none there (past its head). */
   async blockByNumber(number: bigint, confirmed = false): Promise<TronBlockHeader | undefined> {
-    const block = await this.post<Json>(`${view(confirmed)}/getblockbynum`, { num: Number(number) });
-    return block.blockID === undefined ? undefined : headerOf(block, `getblockbynum ${number}`);
+    const block = await this.post<Json>(`${view(confirmed)}/getblock`, { id_or_num: number.toString(), detail: false });
+    return block.blockID === undefined ? undefined : headerOf(block, `getblock ${number}`);
   }
 
   /** The info of every transaction of block `number` (their logs included): one request per block, whatever it holds. */

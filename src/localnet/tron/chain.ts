@@ -97,11 +97,16 @@ export class TronChain {
     return block && blockIdOf(block.number, block.hash);
   }
 
-  /** Block `number` in Tron's JSON with its Tron transactions, or undefined past the head (or the solidified block). */
-  async block(number: number, confirmed = false): Promise<Record<string, unknown> | undefined> {
+  /**
+   * Block `number` in Tron's JSON with its Tron transactions (`detail`, as `getnowblock` and
+   * `getblockbynum` answer), or its header only (`getblock`'s default); undefined past the head (or the
+   * solidified block).
+   */
+  async block(number: number, confirmed = false, detail = true): Promise<Record<string, unknown> | undefined> {
     if (number < 0 || number > (confirmed ? await this.solidNumber() : await this.headNumber())) return undefined;
     const block = await this.evmBlock(number);
     if (!block) return undefined;
+    if (!detail) return tronBlockJson(block, []);
     let json = this.blocks.get(block.hash);
     if (!json) {
       json = Promise.all(block.transactions.flatMap((hash) => this.index.byEvm(hash) ?? []).map((entry) => this.transactionWithResult(entry))).then((transactions) => tronBlockJson(block, transactions));

@@ -65,15 +65,21 @@ const txid = (body: Body): string => {
 /** The methods both views answer (`wallet/` and `walletsolidity/`); `confirmed` is true for the solidified view. */
 function viewMethods(chain: TronChain): Record<string, Method> {
   const head = async (confirmed: boolean) => (confirmed ? chain.solidNumber() : chain.headNumber());
-  const blockOr = async (number: number, confirmed: boolean) => (await chain.block(number, confirmed)) ?? {};
+  const blockOr = async (number: number, confirmed: boolean, detail = true) => (await chain.block(number, confirmed, detail)) ?? {};
   return {
     getnowblock: async (_body, confirmed) => blockOr(await head(confirmed), confirmed),
     getblockbynum: async (body, confirmed) => blockOr(whole(body, 'num'), confirmed),
+    // The header only unless `detail` is true, as java-tron answers it.
     getblock: async (body, confirmed) => {
       const id = body.id_or_num;
-      if (id === undefined || id === '') return blockOr(await head(confirmed), confirmed);
-      if (typeof id === 'string' && /^[0-9a-fA-F]{64}$/.test(id)) return blockOr(parseInt(id.slice(0, 16), 16), confirmed);
-      return blockOr(whole(body, 'id_or_num'), confirmed);
+      const detail = body.detail === true;
+      if (id === undefined || id === '') return blockOr(await head(confirmed), confirmed, detail);
+      if (typeof id === 'string' && /^[0-9a-fA-F]{64}$/.test(id)) {
+        const number = parseInt(id.slice(0, 16), 16);
+        const block = await blockOr(number, confirmed, detail);
+        return block.blockID === id.toLowerCase() ? block : {};
+      }
+      return blockOr(whole(body, 'id_or_num'), confirmed, detail);
     },
     getblockbylimitnext: async (body, confirmed) => {
       const start = whole(body, 'startNum');

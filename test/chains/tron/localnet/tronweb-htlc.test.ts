@@ -207,6 +207,25 @@ test('a block with transactions is built once: read again, it asks anvil for no 
   }
 });
 
+test("getblock answers a block's header alone unless detail is true, as java-tron does; getnowblock answers it whole", async () => {
+  const info = await send('user', c.deployment.usdt, 'approve(address,uint256)', [{ type: 'address', value: c.deployment.usdtHtlc }, { type: 'uint256', value: '7' }]);
+  const post = async (path: string, body: object) => (await fetch(`${c.localnet.url}${path}`, { method: 'POST', body: JSON.stringify(body) })).json() as Promise<Record<string, any>>;
+  const whole = await post('/wallet/getblockbynum', { num: info.blockNumber });
+  assert.deepEqual(whole.transactions?.map((t: { txID: string }) => t.txID), [info.id], 'getblockbynum carries the transactions');
+  const header = await post('/wallet/getblock', { id_or_num: String(info.blockNumber) });
+  assert.equal(header.blockID, whole.blockID);
+  assert.equal(header.transactions, undefined, 'no transactions without detail');
+  assert.deepEqual(header.block_header, whole.block_header);
+  assert.deepEqual((await post('/wallet/getblock', { id_or_num: whole.blockID, detail: true })).transactions, whole.transactions, 'by its id, with detail');
+  const otherId = `${whole.blockID.slice(0, 16)}${'0'.repeat(48)}`;
+  assert.deepEqual(await post('/wallet/getblock', { id_or_num: otherId }), {}, 'an id whose hash is not the block at that number');
+  const head = await post('/wallet/getblock', {});
+  const now = await post('/wallet/getnowblock', {});
+  assert.ok(head.block_header.raw_data.number >= info.blockNumber, 'no id: the head');
+  assert.equal(head.transactions, undefined);
+  assert.ok(now.block_header.raw_data.number >= head.block_header.raw_data.number, 'getnowblock: the head too');
+});
+
 test('visible: true: a call asked with base58 addresses is built with them, and signs and runs as the hex form does', async () => {
   const tw = c.tronWeb('user');
   const parameter = tw.utils.abi.encodeParams(['address', 'uint256'], [tronToEvmHex(c.deployment.usdtHtlc), 9]).slice(2);
