@@ -1,7 +1,7 @@
 import { erc20Abi } from 'viem';
 import type { ChainAdapter } from '../adapter.ts';
 import { abiFile } from '../solidity-htlc/abi-file.ts';
-import { exactly, hexHashKey } from '../family.ts';
+import { anyCase, exactly, hexHashKey } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import { normalizeTronAddress } from './address.ts';
 import { TRON_ACTION_BODIES } from './action-bodies.ts';
@@ -9,12 +9,16 @@ import { tronHtlc } from './index.ts';
 import { connectTronChain, tronAddressOfKey } from './runtime.ts';
 import { tronSwapWallet } from './swap-wallet.ts';
 
+/** A base58 Tron address written all in lower case (`T…` becomes `t…`). */
+const LOWERCASED_TRON_ADDRESS = /^t[1-9a-z]{33}$/;
+
 /** Tron chains: the TRC-20 HTLC on the TVM, a per-block watcher, offline-signed transactions through Tron's HTTP API. */
 export const tronAdapter: ChainAdapter = {
   htlc: tronHtlc,
   normalizeParty: (chain, value) => tronHtlc.normalizeAddress(chain, value),
-  // base58check exactly (a case change breaks the checksum), or the same address as 41-prefixed hex.
-  partyMatchKey: (_chain, value) => exactly(normalizeTronAddress(value)),
+  // base58check exactly (a case change breaks the checksum), or the same address as 41-prefixed hex; and
+  // all in lower case, which matches in any case: Garden's SDK looks a wallet's orders up lowercased.
+  partyMatchKey: (_chain, value) => exactly(normalizeTronAddress(value)) ?? (LOWERCASED_TRON_ADDRESS.test(value) ? anyCase(value) : undefined),
   txHashMatchKey: hexHashKey(/^[0-9a-fA-F]{64}$/),
   partyDescription: 'a valid tron address',
   sourceDeadlineSeconds: DEADLINE_SECONDS,
