@@ -3,12 +3,13 @@
 // swap, creates an order (the service holds the secret), initiates the source (gasless with a
 // signature for an ERC-20, its own transaction for ether, a payment to the HTLC address for
 // Litecoin, a signed versioned_tx for SOL or versioned_tx_gasless for an SPL token) and follows the
-// order to completion.
+// order to completion through its event stream.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatUnits } from 'viem';
+import { EventSource } from 'eventsource';
 import { adapterOfChainId } from '../chains/adapters.ts';
 import { SwapError, type CreatedOrder, type OrderView, type SwapApi, type SwapAsset, type SwapWallet, type SwapWalletInput } from '../chains/swap-wallet.ts';
 
@@ -131,30 +132,55 @@ async function showBalances(sides: Side[], label: string, print: (line: string) 
   return balances;
 }
 
-/** Reads the order until it completes, printing each status change; a SwapError when it cannot complete. */
-async function follow(api: Api, orderId: string, started: number, timeoutMs: number, pollMs: number, print: (line: string) => void): Promise<string[]> {
+/**
+ * Follows the order through its event stream (`GET /v2/orders/{id}/events`: its history, then each
+ * change as it commits), printing each status change, until it completes; a SwapError when it cannot
+ * complete or the time runs out. A dropped stream is reopened after the last event seen, so no change
+ * is missed or printed twice. Answers the statuses and the order as the completing event carried it.
+ */
+async function follow(devnet: Devnet, orderId: string, started: number, timeoutMs: number, print: (line: string) => void): Promise<{ statuses: string[]; order: OrderView }> {
   const statuses: string[] = [];
   const elapsed = () => ((Date.now() - started) / 1000).toFixed(1);
-  for (;;) {
-    const { status, json } = await api.call('GET', `/v2/orders/${orderId}`);
-    const current = status === 200 ? (json.result as OrderView | undefined)?.status : undefined;
-    if (current) {
-      if (statuses.at(-1) !== current) {
-        statuses.push(current);
-        print(`  [${elapsed().padStart(6)} s] ${current}`);
-      }
-      if (current === 'completed') break;
-      if (FAILED.has(current)) {
-        throw new SwapError(`order ${orderId} did not complete: it is ${current} after ${elapsed()} s (statuses: ${statuses.join(' → ')})`);
-      }
-    }
-    if (Date.now() - started > timeoutMs) {
-      throw new SwapError(`order ${orderId} did not complete within ${timeoutMs / 1000} s (statuses: ${statuses.join(' → ') || 'none read'})`);
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
+  const stream = new EventSource(`${devnet.api_url}/v2/orders/${orderId}/events`, {
+    fetch: (url, init) => fetch(url, { ...init, headers: { ...init.headers, 'service-app-id': devnet.app_key } }),
+  });
+  try {
+    const order = await new Promise<OrderView>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new SwapError(`order ${orderId} did not complete within ${timeoutMs / 1000} s (statuses: ${statuses.join(' → ') || 'none seen'})`)),
+        Math.max(0, started + timeoutMs - Date.now()),
+      );
+      const fail = (err: SwapError) => {
+        clearTimeout(timer);
+        reject(err);
+      };
+      stream.onmessage = (message) => {
+        const event = JSON.parse(String(message.data)) as { status?: string; order?: OrderView };
+        const current = event.status;
+        if (!current) return;
+        if (statuses.at(-1) !== current) {
+          statuses.push(current);
+          print(`  [${elapsed().padStart(6)} s] ${current}`);
+        }
+        if (current === 'completed') {
+          clearTimeout(timer);
+          resolve(event.order ?? {});
+        } else if (FAILED.has(current)) {
+          fail(new SwapError(`order ${orderId} did not complete: it is ${current} after ${elapsed()} s (statuses: ${statuses.join(' → ')})`));
+        }
+      };
+      // The stream reconnects by itself after a network error; a refusal (an HTTP error) ends it.
+      stream.onerror = (error) => {
+        if (stream.readyState === EventSource.CLOSED) {
+          fail(new SwapError(`the order's event stream was refused (${error.code ?? ''} ${error.message ?? ''}): is npm start running?`));
+        }
+      };
+    });
+    print(`Completed in ${elapsed()} s: ${statuses.join(' → ')}`);
+    return { statuses, order };
+  } finally {
+    stream.close();
   }
-  print(`Completed in ${elapsed()} s: ${statuses.join(' → ')}`);
-  return statuses;
 }
 
 export async function runSwap(opts: SwapOptions): Promise<{ orderId: string; statuses: string[] }> {
@@ -202,8 +228,7 @@ export async function runSwap(opts: SwapOptions): Promise<{ orderId: string; sta
   const started = Date.now();
   const step = { api, deadline: started + timeoutMs, pollMs, print };
   const notes: string[] = [await from.wallet.initiate(created, step), ''];
-  const statuses = await follow(api, orderId, started, timeoutMs, pollMs, print);
-  const order = await api.result<OrderView>('reading the order', 'GET', `/v2/orders/${orderId}`);
+  const { statuses, order } = await follow(devnet, orderId, started, timeoutMs, print);
   notes[1] = (await to.wallet.settle?.(order, 'destination', destinationAmount, step)) ?? '';
   await from.wallet.settle?.(order, 'source', destinationAmount, step);
 
