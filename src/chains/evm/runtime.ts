@@ -8,7 +8,7 @@ import { evmChainId } from './index.ts';
 import { subscribeNewHeads } from './new-heads.ts';
 import { engineWorkers } from '../../engine/engine.ts';
 import { evmEngine } from './driver.ts';
-import { EvmSolverChain } from './solver-chain.ts';
+import { evmSolverChain } from './solver-chain.ts';
 import { EvmWatcher } from './watcher.ts';
 
 /**
@@ -55,7 +55,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
     return engineWorkers(engine);
   };
   if (ctx.relayerKey) workers.push(...senders('relayer', ctx.relayerKey));
-  const solver = ctx.solverKey ? new EvmSolverChain(chain, ctx.registry, privateKeyToAccount(ctx.solverKey).address, access.rpc_url, db) : undefined;
+  const solver = ctx.solverKey ? evmSolverChain(chain, ctx.registry, privateKeyToAccount(ctx.solverKey).address, access.rpc_url, db) : undefined;
   if (ctx.solverKey) workers.push(...senders('solver', ctx.solverKey));
   return {
     workers,

@@ -9,7 +9,7 @@ import { TronApi } from './api.ts';
 import { TronClientActions } from './client-actions.ts';
 import { tronEngine } from './driver.ts';
 import { TronHtlcReader } from './htlc-reads.ts';
-import { TronSolverChain } from './solver-chain.ts';
+import { tronSolverChain } from './solver-chain.ts';
 import { hex41 } from './transactions.ts';
 import { TronWatcher } from './watcher.ts';
 
@@ -39,7 +39,7 @@ export function connectTronChain(ctx: ChainContext): ChainRuntime {
   const senders = (signer: JobSigner, privateKey: Hex): Worker[] =>
     engineWorkers(tronEngine({ db, chain: chain.key, api, privateKey, signer, clock: ctx.clock, worker: ctx.instance, log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }) }));
   if (ctx.relayerKey) workers.push(...senders('relayer', ctx.relayerKey));
-  const solver = ctx.solverKey ? new TronSolverChain(chain, ctx.registry, tronAddressOfKey(ctx.solverKey), reader, db) : undefined;
+  const solver = ctx.solverKey ? tronSolverChain(chain, ctx.registry, tronAddressOfKey(ctx.solverKey), reader, db) : undefined;
   if (ctx.solverKey) workers.push(...senders('solver', ctx.solverKey));
   return {
     workers,

@@ -19,7 +19,7 @@ import { TronHtlcReader } from '../../../src/chains/tron/htlc-reads.ts';
 import { tronOrderId, tronToEvmHex } from '../../../src/chains/tron/index.ts';
 import { jobCall } from '../../../src/chains/tron/jobs.ts';
 import { connectTronChain } from '../../../src/chains/tron/runtime.ts';
-import { TronSolverChain } from '../../../src/chains/tron/solver-chain.ts';
+import { tronSolverChain, type TronSolverChain } from '../../../src/chains/tron/solver-chain.ts';
 import { signTronCall } from '../../../src/chains/tron/transactions.ts';
 import { devAccount, privateKeyOf } from '../../../src/localnet/accounts.ts';
 import { LOCAL_TRON_CHAIN_ID } from '../../../src/localnet/tron/local-chain.ts';
@@ -69,7 +69,7 @@ describeEachStore('Tron client actions and solver', (kind) => {
     store = await openTestStore(kind);
     appId = (await seedBasics(store.db, registry)).app.id;
     actions = new TronClientActions(store.db, registry, { reader, solverSigner: privateKeyToAccount(KEYS.solver) });
-    solver = new TronSolverChain(chain, registry, SOLVER, reader, store.db);
+    solver = tronSolverChain(chain, registry, SOLVER, reader, store.db);
   });
   after(() => store?.close());
 
