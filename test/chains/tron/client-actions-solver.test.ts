@@ -30,7 +30,7 @@ import { findOrder, insertOrder, type OrderRecord } from '../../../src/store/ord
 import { findJob, type RelayerJob } from '../../../src/store/relayer-jobs.ts';
 import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
-import { startTronTestChain, tronAddressOf, type TronTestChain } from '../../helpers/tron-localnet.ts';
+import { settleTronJob, startTronTestChain, tronAddressOf, type TronTestChain } from '../../helpers/tron-localnet.ts';
 
 const registry = localnetRegistry();
 const chain = registry.chain('tron_localnet')!;
@@ -76,15 +76,7 @@ describeEachStore('Tron client actions and solver', (kind) => {
   const relayer = () => tronEngine({ db: store.db, chain: chain.key, api, privateKey: KEYS.relayer, signer: 'relayer', worker: 'r', recheckMs: 0, retryMs: 0 });
   const solverEngine = () => tronEngine({ db: store.db, chain: chain.key, api, privateKey: KEYS.solver, signer: 'solver', worker: 's', recheckMs: 0, retryMs: 0 });
 
-  async function settle(engine: ReturnType<typeof relayer>, key: string): Promise<RelayerJob> {
-    for (let i = 0; i < 10; i++) {
-      await engine.tick();
-      const job = (await findJob(store.db, key))!;
-      if (job.status === 'confirmed' || job.status === 'failed') return job;
-      await c.localnet.mine();
-    }
-    return (await findJob(store.db, key))!;
-  }
+  const settle = (engine: ReturnType<typeof relayer>, key: string): Promise<RelayerJob> => settleTronJob(store.db, c, engine, key);
 
   /** A Tron USDT source order from the user to the solver, its swap id the HTLC order id of its terms. */
   async function sourceOrder(amount: bigint, timelock = 200n): Promise<{ order: OrderRecord; secret: Hex }> {
