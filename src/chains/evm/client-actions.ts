@@ -1,25 +1,21 @@
-import { getAddress, recoverTypedDataAddress, type Address, type Hex, type LocalAccount, type PublicClient, type TypedDataDefinition } from 'viem';
-import type { Clock } from '../../clock.ts';
+import { getAddress, recoverTypedDataAddress, type Address, type Hex, type PublicClient, type TypedDataDefinition } from 'viem';
 import { AppError } from '../../errors.ts';
 import type { Db } from '../../store/database.ts';
-import type { OrderRecord } from '../../store/orders.ts';
-import type { ClientActions } from '../adapter.ts';
 import type { Asset, Registry } from '../registry.ts';
-import { HtlcClientActions, type HtlcActionsChain } from '../solidity-htlc/client-actions.ts';
+import { HtlcClientActions, type HtlcActionsChain, type HtlcClientActionsDeps } from '../solidity-htlc/client-actions.ts';
 import { EVM_ACTION_BODIES } from './action-bodies.ts';
 import { readHtlcOrder, ZERO_ADDRESS } from './htlc-reads.ts';
 import { evmChainId } from './index.ts';
 
-export interface EvmClientActionsDeps {
-  /** A read client of the chain (HTLC state, current block). */
+/** The shared deps (the solver's key, the clock), and a read client of the chain (HTLC state, current block). */
+export interface EvmClientActionsDeps extends HtlcClientActionsDeps {
   client: PublicClient;
-  /** The solver's key on the chain, when this instance holds it: it co-signs instant refunds of sources it redeems. */
-  solverSigner?: LocalAccount;
-  /** The time order deadlines count by (default: the system clock). */
-  clock?: Clock;
 }
 
 const SIGNATURE = /^(0x)?([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
+
+/** The order actions on one EVM chain: `HtlcClientActions` with checksummed addresses. */
+export type EvmClientActions = HtlcClientActions<Address>;
 
 /**
  * The order actions on one EVM chain (`HtlcClientActions`, the same on every Solidity HTLC chain):
@@ -28,16 +24,8 @@ const SIGNATURE = /^(0x)?([0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/;
  * checksummed addresses, reads at a block through JSON-RPC, ERC-1271 initiators, and native ether
  * sources, which cannot be pulled with a signature.
  */
-export class EvmClientActions implements ClientActions {
-  readonly perform: ClientActions['perform'];
-  readonly instantRefundDigest: (order: OrderRecord) => Promise<string>;
-
-  constructor(db: Db, registry: Registry, deps: EvmClientActionsDeps) {
-    // Held, not extended: the shared module is evaluated after this one where the imports go round.
-    const actions = new HtlcClientActions(db, registry, evmActionsChain(deps.client), EVM_ACTION_BODIES, deps);
-    this.perform = actions.perform;
-    this.instantRefundDigest = (order) => actions.instantRefundDigest(order);
-  }
+export function evmClientActions(db: Db, registry: Registry, deps: EvmClientActionsDeps): EvmClientActions {
+  return new HtlcClientActions(db, registry, evmActionsChain(deps.client), EVM_ACTION_BODIES, deps);
 }
 
 function evmActionsChain(client: PublicClient): HtlcActionsChain<Address> {

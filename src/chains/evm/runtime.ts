@@ -3,7 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { JobSigner } from '../../store/schema.ts';
 import type { Worker } from '../../lease-loop.ts';
 import type { ChainContext, ChainRuntime } from '../adapter.ts';
-import { EvmClientActions } from './client-actions.ts';
+import { evmClientActions } from './client-actions.ts';
 import { evmChainId } from './index.ts';
 import { subscribeNewHeads } from './new-heads.ts';
 import { engineWorkers } from '../../engine/engine.ts';
@@ -61,7 +61,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
     workers,
     ...(solver ? { solver, prepare: () => solver.prepare() } : {}),
     ...(ctx.relayerKey
-      ? { clientActions: new EvmClientActions(db, ctx.registry, { client, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
+      ? { clientActions: evmClientActions(db, ctx.registry, { client, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
       : {}),
     async balances(party, assets) {
       const address = party as Address;

@@ -1,24 +1,21 @@
-import { recoverTypedDataAddress, type Hex, type LocalAccount, type TypedDataDefinition } from 'viem';
-import type { Clock } from '../../clock.ts';
+import { recoverTypedDataAddress, type Hex, type TypedDataDefinition } from 'viem';
 import { AppError } from '../../errors.ts';
 import type { Db } from '../../store/database.ts';
-import type { OrderRecord } from '../../store/orders.ts';
-import type { ClientActions } from '../adapter.ts';
 import type { Asset, Registry } from '../registry.ts';
-import { HtlcClientActions, type HtlcActionsChain } from '../solidity-htlc/client-actions.ts';
+import { HtlcClientActions, type HtlcActionsChain, type HtlcClientActionsDeps } from '../solidity-htlc/client-actions.ts';
 import { tronToEvmHex } from './address.ts';
 import { TRON_ACTION_BODIES } from './action-bodies.ts';
 import { isNodeUnreachable } from './chain-errors.ts';
 import type { TronHtlcReader } from './htlc-reads.ts';
 import { tronChainId } from './order-id.ts';
 
-export interface TronClientActionsDeps {
+/** The shared deps (the solver's key, the clock), and the chain's HTLC reader. */
+export interface TronClientActionsDeps extends HtlcClientActionsDeps {
   reader: TronHtlcReader;
-  /** The time order deadlines count by (default: the system clock). */
-  clock?: Clock;
-  /** The solver's key on the chain, when this instance holds it: it co-signs instant refunds of sources it redeems. */
-  solverSigner?: LocalAccount;
 }
+
+/** The order actions on one Tron chain: `HtlcClientActions` with base58 addresses. */
+export type TronClientActions = HtlcClientActions<string>;
 
 /**
  * The order actions on one Tron chain (`HtlcClientActions`, the same on every Solidity HTLC chain):
@@ -27,16 +24,8 @@ export interface TronClientActionsDeps {
  * sender signs and pays the energy of. What is Tron's own: base58 addresses in jobs (20-byte in the
  * VM and the typed data), reads by constant calls at the head, and ECDSA initiators only.
  */
-export class TronClientActions implements ClientActions {
-  readonly perform: ClientActions['perform'];
-  readonly instantRefundDigest: (order: OrderRecord) => Promise<string>;
-
-  constructor(db: Db, registry: Registry, deps: TronClientActionsDeps) {
-    // Held, not extended: the shared module is evaluated after this one where the imports go round.
-    const actions = new HtlcClientActions(db, registry, tronActionsChain(deps.reader), TRON_ACTION_BODIES, deps);
-    this.perform = actions.perform;
-    this.instantRefundDigest = (order) => actions.instantRefundDigest(order);
-  }
+export function tronClientActions(db: Db, registry: Registry, deps: TronClientActionsDeps): TronClientActions {
+  return new HtlcClientActions(db, registry, tronActionsChain(deps.reader), TRON_ACTION_BODIES, deps);
 }
 
 function tronActionsChain(reader: TronHtlcReader): HtlcActionsChain<string> {

@@ -6,7 +6,7 @@ import type { JobSigner } from '../../store/schema.ts';
 import type { ChainContext, ChainRuntime } from '../adapter.ts';
 import { evmHexToTron } from './address.ts';
 import { TronApi } from './api.ts';
-import { TronClientActions } from './client-actions.ts';
+import { tronClientActions } from './client-actions.ts';
 import { tronEngine } from './driver.ts';
 import { TronHtlcReader } from './htlc-reads.ts';
 import { tronSolverChain } from './solver-chain.ts';
@@ -45,7 +45,7 @@ export function connectTronChain(ctx: ChainContext): ChainRuntime {
     workers,
     ...(solver ? { solver, prepare: () => solver.prepare() } : {}),
     ...(ctx.relayerKey
-      ? { clientActions: new TronClientActions(db, ctx.registry, { reader, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
+      ? { clientActions: tronClientActions(db, ctx.registry, { reader, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
       : {}),
     async balances(party, assets) {
       const head = await api.nowBlock();

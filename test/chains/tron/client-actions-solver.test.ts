@@ -13,7 +13,7 @@ import { systemClock } from '../../../src/clock.ts';
 import { AppError } from '../../../src/errors.ts';
 import { initiateTypedData as evmTypedData, refundTypedData } from '../../../src/chains/solidity-htlc/typed-data.ts';
 import { TronApi } from '../../../src/chains/tron/api.ts';
-import { TronClientActions } from '../../../src/chains/tron/client-actions.ts';
+import { tronClientActions, type TronClientActions } from '../../../src/chains/tron/client-actions.ts';
 import { tronEngine } from '../../../src/chains/tron/driver.ts';
 import { TronHtlcReader } from '../../../src/chains/tron/htlc-reads.ts';
 import { tronOrderId, tronToEvmHex } from '../../../src/chains/tron/index.ts';
@@ -68,7 +68,7 @@ describeEachStore('Tron client actions and solver', (kind) => {
   before(async () => {
     store = await openTestStore(kind);
     appId = (await seedBasics(store.db, registry)).app.id;
-    actions = new TronClientActions(store.db, registry, { reader, solverSigner: privateKeyToAccount(KEYS.solver) });
+    actions = tronClientActions(store.db, registry, { reader, solverSigner: privateKeyToAccount(KEYS.solver) });
     solver = tronSolverChain(chain, registry, SOLVER, reader, store.db);
   });
   after(() => store?.close());
