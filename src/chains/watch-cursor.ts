@@ -9,6 +9,7 @@ import {
   undoSwapEventsAbove,
   updateConfirmations,
   watchedBlocks,
+  watcherCursor,
   type SwapEvent,
   type WatchedBlock,
 } from '../store/swap-events.ts';
@@ -97,3 +98,54 @@ export function commitWatchedBatch(db: Db, chainKey: string, batch: WatchedBatch
     return rows;
   });
 }
+
+/** What a poll of `pollBlockRange` read and recorded. */
+export interface BlockRangePoll {
+  /** The block range read; empty (`from > to`) when there was no new block. */
+  from: bigint;
+  to: bigint;
+  head: bigint;
+  /** Every HTLC event of the range, ours or not, in chain order. */
+  events: SwapEvent[];
+  /** Swap rows written (events recorded, undone, confirmations counted). */
+  changed: number;
+  reorg?: Reorg;
+}
+
+/** How a watcher that reads its events block range by block range (EVM, Tron) reads its chain. */
+export interface BlockRangeReader {
+  /** Blocks below the head whose hashes are kept and checked for reorgs. */
+  window: bigint;
+  /** Most blocks one poll reads. */
+  batchBlocks: number;
+  /** The first block to read when the chain has no cursor yet (default: the window below the head). */
+  startBlock?: bigint;
+  /** The chain's head. */
+  head(): Promise<bigint>;
+  /** The chain's hash (block id) at a height. */
+  hashAt(height: bigint): Promise<string>;
+  /** The events of blocks [from, to] and the hashes of those inside the window; `from`'s parent must be `parentHash` when known. */
+  read(from: bigint, to: bigint, parentHash: string | undefined): Promise<{ events: SwapEvent[]; blocks: WatchedBlock[] }>;
+}
+
+/**
+ * One poll of a block-range watcher: the head and the cursor, where to resume (undoing a reorg), the
+ * next range of at most `batchBlocks` blocks, and all of it recorded in one transaction
+ * (`commitWatchedBatch`).
+ */
+export async function pollBlockRange(db: Db, chainKey: string, chain: BlockRangeReader): Promise<BlockRangePoll> {
+  const { window } = chain;
+  const [head, cursor] = await Promise.all([chain.head(), watcherCursor(db, chainKey)]);
+  const resume: Resume =
+    cursor === undefined ? { last: (chain.startBlock ?? maxBig(0n, head - window + 1n)) - 1n } : await resumePoint(db, chainKey, cursor, head, (n) => chain.hashAt(n));
+  const { last, reorg } = resume;
+  const from = last + 1n;
+  const to = minBig(head, last + BigInt(chain.batchBlocks));
+  const read = from <= to ? await chain.read(from, to, resume.lastHash) : { events: [], blocks: [] };
+
+  const changed = await commitWatchedBatch(db, chainKey, { cursor, from, to, head, window, events: read.events, blocks: read.blocks, ...(reorg ? { reorg } : {}) });
+  return { from, to, head, events: read.events, changed, ...(reorg ? { reorg } : {}) };
+}
+
+const minBig = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { encodeFunctionData, hashTypedData, maxUint256, toFunctionSelector, zeroAddress, type Address, type Hex } from 'viem';
+import { encodeFunctionData, hashTypedData, toFunctionSelector, zeroAddress, type Address, type Hex } from 'viem';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
 import { evmOrderId } from '../../src/chains/evm/order-id.ts';
 import { initiateTypedData } from '../../src/chains/solidity-htlc/typed-data.ts';
-import { CHAIN_ID, mockArtifacts, newSecret, startChain, type Call, type Chain, type Role } from './setup.ts';
+import { CHAIN_ID, mockArtifacts, fundTokenHolders, htlcTerms, newSecret, readHtlcOrder, startChain, type Call, type Chain, type HtlcTerms, type Role } from './setup.ts';
 
 const HTLC_ABI = contractArtifact('HTLC').abi;
 const TOKEN_ABI = contractArtifact('TestToken').abi;
@@ -16,18 +16,10 @@ let token: Address;
 let htlc: Address;
 let balance: (a: Address) => Promise<bigint>;
 
-interface Terms {
-  initiator: Address;
-  redeemer: Address;
-  timelock: bigint;
-  amount: bigint;
-  secret: Hex;
-  secretHash: Hex;
-}
-
 const call = (functionName: string, args: readonly unknown[]): Call => ({ address: htlc, abi: HTLC_ABI, functionName, args });
 const tokenCall = (functionName: string, args: readonly unknown[]): Call => ({ address: token, abi: TOKEN_ABI, functionName, args });
-const terms = (over: Partial<Terms> = {}): Terms => ({ initiator: c.addr('initiator'), redeemer: c.addr('redeemer'), timelock: TIMELOCK, amount: AMOUNT, ...newSecret(), ...over });
+type Terms = HtlcTerms;
+const terms = (over: Partial<Terms> = {}): Terms => htlcTerms(c, { amount: AMOUNT, timelock: TIMELOCK }, over);
 const orderId = (t: Terms): Hex => evmOrderId({ chainId: BigInt(CHAIN_ID), htlc, ...t });
 const initiate = (t: Terms) => call('initiate', [t.redeemer, t.timelock, t.amount, t.secretHash]);
 const onBehalf = (t: Terms) => call('initiateOnBehalf', [t.initiator, t.redeemer, t.timelock, t.amount, t.secretHash]);
@@ -41,8 +33,7 @@ const refundTypedData = (id: Hex, contract = htlc) =>
     primaryType: 'Refund',
     message: { orderId: id },
   }) as const;
-const readOrder = async (id: Hex) =>
-  (await c.client.readContract({ address: htlc, abi: HTLC_ABI, functionName: 'orders', args: [id] })) as readonly [Address, Address, bigint, bigint, bigint, bigint];
+const readOrder = (id: Hex) => readHtlcOrder(c, htlc, HTLC_ABI, id);
 
 /** Initiates `t` from the initiator and returns the mined block. */
 async function open(t: Terms): Promise<bigint> {
@@ -54,10 +45,7 @@ before(async () => {
   token = await c.deploy('TestToken', ['Wrapped Bitcoin (test)', 'WBTC', 8, c.addr('deployer')]);
   htlc = await c.deploy('HTLC', [token]);
   balance = c.tokenBalance(token);
-  for (const role of ['initiator', 'relayer', 'redeemer'] as const) {
-    await c.send('deployer', tokenCall('mint', [c.addr(role), 1000n * AMOUNT]));
-    await c.send(role, tokenCall('approve', [htlc, maxUint256]));
-  }
+  await fundTokenHolders(c, token, TOKEN_ABI, htlc, AMOUNT);
 });
 
 after(() => c?.stop());

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { encodeFunctionData, hashTypedData, parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import { contractArtifact, type ContractArtifact } from '../../src/chains/evm/contracts.ts';
 import { evmOrderId } from '../../src/chains/evm/order-id.ts';
-import { CHAIN_ID, mockArtifacts, newSecret, startChain, type Call, type Chain, type Role } from './setup.ts';
+import { CHAIN_ID, mockArtifacts, htlcTerms, newSecret, readHtlcOrder, startChain, type Call, type Chain, type HtlcTerms, type Role } from './setup.ts';
 
 const ABI = contractArtifact('NativeHTLC').abi;
 const AMOUNT = parseEther('1.25');
@@ -13,22 +13,13 @@ let c: Chain;
 let htlc: Address;
 let Reenterer: ContractArtifact;
 
-interface Terms {
-  initiator: Address;
-  redeemer: Address;
-  timelock: bigint;
-  amount: bigint;
-  secret: Hex;
-  secretHash: Hex;
-}
-
 const call = (functionName: string, args: readonly unknown[], value?: bigint): Call => ({ address: htlc, abi: ABI, functionName, args, value });
-const terms = (over: Partial<Terms> = {}): Terms => ({ initiator: c.addr('initiator'), redeemer: c.addr('redeemer'), timelock: TIMELOCK, amount: AMOUNT, ...newSecret(), ...over });
+type Terms = HtlcTerms;
+const terms = (over: Partial<Terms> = {}): Terms => htlcTerms(c, { amount: AMOUNT, timelock: TIMELOCK }, over);
 const orderId = (t: Terms): Hex => evmOrderId({ chainId: BigInt(CHAIN_ID), htlc, ...t });
 const initiate = (t: Terms, value = t.amount) => call('initiate', [t.redeemer, t.timelock, t.amount, t.secretHash], value);
 const onBehalf = (t: Terms, value = t.amount) => call('initiateOnBehalf', [t.initiator, t.redeemer, t.timelock, t.amount, t.secretHash], value);
-const readOrder = async (id: Hex) =>
-  (await c.client.readContract({ address: htlc, abi: ABI, functionName: 'orders', args: [id] })) as readonly [Address, Address, bigint, bigint, bigint, bigint];
+const readOrder = (id: Hex) => readHtlcOrder(c, htlc, ABI, id);
 const native = { native: true };
 
 before(async () => {

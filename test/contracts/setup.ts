@@ -15,6 +15,7 @@ import {
   defineChain,
   getAddress,
   http,
+  maxUint256,
   parseEventLogs,
   sha256,
   toHex,
@@ -166,4 +167,31 @@ export async function startChain(chainId: number = CHAIN_ID) {
 export function newSecret(): { secret: Hex; secretHash: Hex } {
   const secret = toHex(crypto.getRandomValues(new Uint8Array(32)));
   return { secret, secretHash: sha256(secret) };
+}
+
+/** An HTLC order's terms, as the HTLC contract tests write them. */
+export interface HtlcTerms {
+  initiator: Address;
+  redeemer: Address;
+  timelock: bigint;
+  amount: bigint;
+  secret: Hex;
+  secretHash: Hex;
+}
+
+/** Terms from the initiator to the redeemer with a new secret and the test's amount and timelock; `over` replaces any. */
+export function htlcTerms(c: Chain, base: { amount: bigint; timelock: bigint }, over: Partial<HtlcTerms> = {}): HtlcTerms {
+  return { initiator: c.addr('initiator'), redeemer: c.addr('redeemer'), timelock: base.timelock, amount: base.amount, ...newSecret(), ...over };
+}
+
+/** `orders(id)` of an HTLC, as the contract returns it. */
+export const readHtlcOrder = async (c: Chain, htlc: Address, abi: Abi, id: Hex) =>
+  (await c.client.readContract({ address: htlc, abi, functionName: 'orders', args: [id] })) as readonly [Address, Address, bigint, bigint, bigint, bigint];
+
+/** Mints a thousand `amount`s of the token to the initiator, the relayer and the redeemer, each approving the HTLC for all it has. */
+export async function fundTokenHolders(c: Chain, token: Address, tokenAbi: Abi, htlc: Address, amount: bigint): Promise<void> {
+  for (const role of ['initiator', 'relayer', 'redeemer'] as const) {
+    await c.send('deployer', { address: token, abi: tokenAbi, functionName: 'mint', args: [c.addr(role), 1000n * amount] });
+    await c.send(role, { address: token, abi: tokenAbi, functionName: 'approve', args: [htlc, maxUint256] });
+  }
 }

@@ -2,11 +2,11 @@
 // 728126428, so a domain or an order id that forgets TIP-712's `& 0xffffffff` fails here.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { encodeFunctionData, hashTypedData, maxUint256, toFunctionSelector, zeroAddress, type Address, type Hex } from 'viem';
+import { encodeFunctionData, hashTypedData, toFunctionSelector, zeroAddress, type Address, type Hex } from 'viem';
 import { initiateTypedData } from '../../src/chains/solidity-htlc/typed-data.ts';
 import { evmHexToTron, tronOrderId } from '../../src/chains/tron/index.ts';
 import { tronContractArtifact, tronContractArtifacts } from '../../src/localnet/tron/contracts.ts';
-import { mockArtifacts, newSecret, startChain, type Call, type Chain, type Role } from './setup.ts';
+import { mockArtifacts, fundTokenHolders, htlcTerms, newSecret, readHtlcOrder, startChain, type Call, type Chain, type HtlcTerms, type Role } from './setup.ts';
 
 const ANVIL_CHAIN_ID = 5023093724;
 const TRON_CHAIN_ID = 728126428n; // ANVIL_CHAIN_ID & 0xffffffff
@@ -20,18 +20,10 @@ let token: Address;
 let htlc: Address;
 let balance: (a: Address) => Promise<bigint>;
 
-interface Terms {
-  initiator: Address;
-  redeemer: Address;
-  timelock: bigint;
-  amount: bigint;
-  secret: Hex;
-  secretHash: Hex;
-}
-
 const call = (functionName: string, args: readonly unknown[]): Call => ({ address: htlc, abi: HTLC_ABI, functionName, args });
 const tokenCall = (functionName: string, args: readonly unknown[]): Call => ({ address: token, abi: TOKEN_ABI, functionName, args });
-const terms = (over: Partial<Terms> = {}): Terms => ({ initiator: c.addr('initiator'), redeemer: c.addr('redeemer'), timelock: TIMELOCK, amount: AMOUNT, ...newSecret(), ...over });
+type Terms = HtlcTerms;
+const terms = (over: Partial<Terms> = {}): Terms => htlcTerms(c, { amount: AMOUNT, timelock: TIMELOCK }, over);
 /** The service's Tron order id (base58 addresses, the registry's chain id). */
 const orderId = (t: Terms): Hex =>
   `0x${tronOrderId({
@@ -52,8 +44,7 @@ const refundTypedData = (id: Hex, chainId = TRON_CHAIN_ID) =>
     primaryType: 'Refund',
     message: { orderId: id },
   }) as const;
-const readOrder = async (id: Hex) =>
-  (await c.client.readContract({ address: htlc, abi: HTLC_ABI, functionName: 'orders', args: [id] })) as readonly [Address, Address, bigint, bigint, bigint, bigint];
+const readOrder = (id: Hex) => readHtlcOrder(c, htlc, HTLC_ABI, id);
 const open = async (t: Terms) => (await c.send('initiator', call('initiate', [t.redeemer, t.timelock, t.amount, t.secretHash]))).blockNumber;
 
 /** The opcodes of runtime code, push data skipped, the trailing CBOR metadata left out. */
@@ -74,10 +65,7 @@ before(async () => {
   token = await c.deploy(tronContractArtifact('TestToken'), ['Tether USD (test)', 'USDT', 6, c.addr('deployer')]);
   htlc = await c.deploy(tronContractArtifact('TronHTLC'), [token]);
   balance = c.tokenBalance(token);
-  for (const role of ['initiator', 'relayer', 'redeemer'] as const) {
-    await c.send('deployer', tokenCall('mint', [c.addr(role), 1000n * AMOUNT]));
-    await c.send(role, tokenCall('approve', [htlc, maxUint256]));
-  }
+  await fundTokenHolders(c, token, TOKEN_ABI, htlc, AMOUNT);
 });
 
 after(() => c?.stop());

@@ -11,7 +11,7 @@ import { enqueueJob, findJob } from '../../src/store/relayer-jobs.ts';
 import { localnetRegistry, seedBasics } from '../helpers/fixtures.ts';
 import { openTestStore } from '../helpers/stores.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
-import { startTronTestChain, type TronTestChain } from '../helpers/tron-localnet.ts';
+import { settleTronJob, startTronTestChain, type TronTestChain } from '../helpers/tron-localnet.ts';
 
 const registry = localnetRegistry();
 const USDT = registry.asset('tron_localnet:usdt')!;
@@ -43,15 +43,7 @@ const enqueue = async () => {
   return key;
 };
 
-async function settle(key: string) {
-  for (let i = 0; i < 10; i++) {
-    await engine.tick();
-    const job = (await findJob(store.db, key))!;
-    if (job.status === 'confirmed' || job.status === 'failed') return job;
-    await c.localnet.mine();
-  }
-  return (await findJob(store.db, key))!;
-}
+const settle = (key: string) => settleTronJob(store.db, c, engine, key);
 
 test('the node out of reach before a job is signed: no attempt is used, and the job lands once it is back', async () => {
   const key = await enqueue();

@@ -1,14 +1,18 @@
 // The local Tron chain in tests: its registry entry (config/registry.localnet.json's tron_localnet), a
-// chain started on free ports with the test USDT and HTLC deployed, and an unmodified TronWeb per dev account.
+// chain started on free ports with the test USDT and HTLC deployed, the service's API client of it, an
+// unmodified TronWeb per dev account, and a job's engine ticked until it settles there.
 import { readFileSync } from 'node:fs';
 import { TronWeb } from 'tronweb';
 import { Registry, type Chain } from '../../src/chains/registry.ts';
 import type { RegistryChain, RegistryFile } from '../../src/chains/registry-schema.ts';
 import { LOCALNET_REGISTRY_PATH } from './fixtures.ts';
 import { evmHexToTron } from '../../src/chains/tron/address.ts';
+import { TronApi } from '../../src/chains/tron/api.ts';
 import { devAccount, privateKeyOf, type DEV_ACCOUNTS } from '../../src/localnet/accounts.ts';
 import { deployTronLocalnet, type TronDeployment } from '../../src/localnet/tron/devnet.ts';
 import { startTronLocalnet, type TronLocalnet, type TronLocalnetOptions } from '../../src/localnet/tron/local-chain.ts';
+import type { Db } from '../../src/store/database.ts';
+import { findJob, type RelayerJob } from '../../src/store/relayer-jobs.ts';
 
 /** The local Tron chain as the localnet registry names it: the deployer's first two contracts are the USDT and its HTLC. */
 export const TRON_LOCALNET_CHAIN: RegistryChain = (JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile).chains.find((c) => c.chain === 'tron_localnet')!;
@@ -23,6 +27,8 @@ export const tronAddressOf = (role: DevRole): string => evmHexToTron(devAccount(
 export interface TronTestChain {
   localnet: TronLocalnet;
   deployment: TronDeployment;
+  /** The service's HTTP API client of the chain. */
+  api: TronApi;
   /** An unmodified TronWeb on the local chain, signing as `role`. */
   tronWeb(role: DevRole): TronWeb;
   stop(): Promise<void>;
@@ -36,6 +42,7 @@ export async function startTronTestChain(options: TronLocalnetOptions = {}): Pro
     return {
       localnet,
       deployment,
+      api: new TronApi(localnet.url),
       tronWeb: (role) => new TronWeb({ fullHost: localnet.url, privateKey: privateKeyOf(devAccount(role)).slice(2) }),
       stop: () => localnet.stop(),
     };
@@ -47,3 +54,17 @@ export async function startTronTestChain(options: TronLocalnetOptions = {}): Pro
 
 /** A dev account's private key as TronWeb takes it (hex, no 0x). */
 export const tronPrivateKey = (role: DevRole): string => privateKeyOf(devAccount(role)).slice(2);
+
+/**
+ * Ticks `engine` until the job `key` is confirmed or failed, mining a block of the local chain after
+ * each tick (a transaction lands once solidified, a block later); ten ticks at most. The job as it is then.
+ */
+export async function settleTronJob(db: Db, chain: TronTestChain, engine: { tick(): Promise<unknown> }, key: string): Promise<RelayerJob> {
+  for (let i = 0; i < 10; i++) {
+    await engine.tick();
+    const job = (await findJob(db, key))!;
+    if (job.status === 'confirmed' || job.status === 'failed') return job;
+    await chain.localnet.mine();
+  }
+  return (await findJob(db, key))!;
+}

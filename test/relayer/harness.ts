@@ -15,7 +15,7 @@ import { buildStrategies } from '../../src/pricing/strategies.ts';
 import { readHtlcOrder } from '../../src/chains/evm/htlc-reads.ts';
 import { evmEngine, type EvmEngine } from '../../src/chains/evm/driver.ts';
 import { engineWorkers } from '../../src/engine/engine.ts';
-import { EvmClientActions } from '../../src/chains/evm/client-actions.ts';
+import { evmClientActions } from '../../src/chains/evm/client-actions.ts';
 import { runWorker } from '../../src/lease-loop.ts';
 import type { ClientActions } from '../../src/chains/adapter.ts';
 import type { Store, StoreKind } from '../../src/store/database.ts';
@@ -94,7 +94,7 @@ export async function openRelayedApi(
   const more = wait.moreActions?.(store.db, secrets) ?? {};
   const actionsFor = (chainKey: string): ClientActions | undefined => {
     const client = readClients.get(chainKey);
-    return client ? new EvmClientActions(store.db, registry, { client, solverSigner: solverAccount }) : more[chainKey];
+    return client ? evmClientActions(store.db, registry, { client, solverSigner: solverAccount }) : more[chainKey];
   };
   const api = await buildApi({
     store,

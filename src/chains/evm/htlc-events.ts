@@ -1,5 +1,5 @@
-import { getAddress, type Address, type Hash, type Hex } from 'viem';
-import type { HtlcLog } from '../solidity-htlc/htlc-events.ts';
+import { getAddress, type Address, type Hash } from 'viem';
+import { htlcSwapEvent, type HtlcLog } from '../solidity-htlc/htlc-events.ts';
 import type { Chain } from '../registry.ts';
 import type { SwapEvent } from '../../store/swap-events.ts';
 
@@ -15,22 +15,7 @@ export function htlcAddresses(chain: Chain): Address[] {
   return [...new Set(addresses.map((a) => getAddress(a)))];
 }
 
-const strip0x = (hex: Hex): string => hex.slice(2).toLowerCase();
-
 /** The swap event a decoded log records, in the store's formats (ids and secrets without 0x). */
 export function toSwapEvent(log: HtlcLog & LogPosition, timestamp: Date): SwapEvent {
-  const base = {
-    swapId: strip0x(log.args.orderID),
-    txHash: log.transactionHash.toLowerCase(),
-    blockNumber: log.blockNumber,
-    timestamp,
-  };
-  switch (log.eventName) {
-    case 'Initiated':
-      return { ...base, kind: 'initiated', amount: log.args.amount };
-    case 'Redeemed':
-      return { ...base, kind: 'redeemed', secret: strip0x(log.args.secret) };
-    case 'Refunded':
-      return { ...base, kind: 'refunded' };
-  }
+  return htlcSwapEvent(log, { txHash: log.transactionHash.toLowerCase(), blockNumber: log.blockNumber, timestamp });
 }

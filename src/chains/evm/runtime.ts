@@ -3,12 +3,12 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { JobSigner } from '../../store/schema.ts';
 import type { Worker } from '../../lease-loop.ts';
 import type { ChainContext, ChainRuntime } from '../adapter.ts';
-import { EvmClientActions } from './client-actions.ts';
+import { evmClientActions } from './client-actions.ts';
 import { evmChainId } from './index.ts';
 import { subscribeNewHeads } from './new-heads.ts';
 import { engineWorkers } from '../../engine/engine.ts';
 import { evmEngine } from './driver.ts';
-import { EvmSolverChain } from './solver-chain.ts';
+import { evmSolverChain } from './solver-chain.ts';
 import { EvmWatcher } from './watcher.ts';
 
 /**
@@ -55,13 +55,13 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
     return engineWorkers(engine);
   };
   if (ctx.relayerKey) workers.push(...senders('relayer', ctx.relayerKey));
-  const solver = ctx.solverKey ? new EvmSolverChain(chain, ctx.registry, privateKeyToAccount(ctx.solverKey).address, access.rpc_url, db) : undefined;
+  const solver = ctx.solverKey ? evmSolverChain(chain, ctx.registry, privateKeyToAccount(ctx.solverKey).address, access.rpc_url, db) : undefined;
   if (ctx.solverKey) workers.push(...senders('solver', ctx.solverKey));
   return {
     workers,
     ...(solver ? { solver, prepare: () => solver.prepare() } : {}),
     ...(ctx.relayerKey
-      ? { clientActions: new EvmClientActions(db, ctx.registry, { client, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
+      ? { clientActions: evmClientActions(db, ctx.registry, { client, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
       : {}),
     async balances(party, assets) {
       const address = party as Address;

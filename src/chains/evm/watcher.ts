@@ -1,9 +1,8 @@
 import type { Address, Hash, PublicClient } from 'viem';
 import type { Db } from '../../store/database.ts';
-import { watcherCursor, type SwapEvent, type WatchedBlock } from '../../store/swap-events.ts';
+import type { SwapEvent, WatchedBlock } from '../../store/swap-events.ts';
 import type { Chain } from '../registry.ts';
-import { ChainMovedError, commitWatchedBatch, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
-
+import { ChainMovedError, pollBlockRange, type BlockRangePoll } from '../watch-cursor.ts';
 import { HTLC_EVENTS } from '../solidity-htlc/htlc-events.ts';
 import { htlcAddresses, toSwapEvent } from './htlc-events.ts';
 
@@ -16,18 +15,7 @@ export interface EvmWatcherOptions {
   startBlock?: bigint;
 }
 
-
-export interface PollResult {
-  /** The block range read; empty (`from > to`) when there was no new block. */
-  from: bigint;
-  to: bigint;
-  head: bigint;
-  /** Every HTLC event of the range, ours or not, in chain order. */
-  events: SwapEvent[];
-  /** Swap rows written (events recorded, undone, confirmations counted). */
-  changed: number;
-  reorg?: Reorg;
-}
+export type PollResult = BlockRangePoll;
 
 interface Header {
   number: bigint;
@@ -36,8 +24,6 @@ interface Header {
   timestamp: bigint;
 }
 
-
-const minBig = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 
 /**
@@ -69,28 +55,16 @@ export class EvmWatcher {
   }
 
   /** One pass: reorg check, the next block range, confirmations and height. */
-  async poll(): Promise<PollResult> {
-    const key = this.chain.key;
-    const window = BigInt(this.confirmationWindow);
-    const [head, cursor] = await Promise.all([this.client.getBlockNumber({ cacheTime: 0 }), watcherCursor(this.db, key)]);
-    const resume: Resume = cursor === undefined ? { last: this.startBlock(head) - 1n } : await this.resumePoint(cursor, head);
-    const { last, reorg } = resume;
-    const from = last + 1n;
-    const to = minBig(head, last + BigInt(this.batchBlocks));
-    const read = from <= to ? await this.read(from, to, resume.lastHash) : { events: [], blocks: [] };
-
-    const changed = await commitWatchedBatch(this.db, key, { cursor, from, to, head, window, events: read.events, blocks: read.blocks, ...(reorg ? { reorg } : {}) });
-    return { from, to, head, events: read.events, changed, ...(reorg ? { reorg } : {}) };
+  poll(): Promise<PollResult> {
+    return pollBlockRange(this.db, this.chain.key, {
+      window: BigInt(this.confirmationWindow),
+      batchBlocks: this.batchBlocks,
+      ...(this.options.startBlock !== undefined ? { startBlock: this.options.startBlock } : {}),
+      head: () => this.client.getBlockNumber({ cacheTime: 0 }),
+      hashAt: async (n) => (await this.header(n)).hash,
+      read: (from, to, parentHash) => this.read(from, to, parentHash),
+    });
   }
-
-  private startBlock(head: bigint): bigint {
-    return this.options.startBlock ?? maxBig(0n, head - BigInt(this.confirmationWindow) + 1n);
-  }
-
-  private resumePoint(cursor: bigint, head: bigint): Promise<Resume> {
-    return resumePoint(this.db, this.chain.key, cursor, head, async (n) => (await this.header(n)).hash);
-  }
-
 
   /**
    * The HTLC events of [from, to] with their block times, and the hashes of the range's blocks

@@ -6,10 +6,10 @@ import type { JobSigner } from '../../store/schema.ts';
 import type { ChainContext, ChainRuntime } from '../adapter.ts';
 import { evmHexToTron } from './address.ts';
 import { TronApi } from './api.ts';
-import { TronClientActions } from './client-actions.ts';
+import { tronClientActions } from './client-actions.ts';
 import { tronEngine } from './driver.ts';
 import { TronHtlcReader } from './htlc-reads.ts';
-import { TronSolverChain } from './solver-chain.ts';
+import { tronSolverChain } from './solver-chain.ts';
 import { hex41 } from './transactions.ts';
 import { TronWatcher } from './watcher.ts';
 
@@ -41,13 +41,13 @@ export function connectTronChain(ctx: ChainContext): ChainRuntime {
   const senders = (signer: JobSigner, privateKey: Hex): Worker[] =>
     engineWorkers(tronEngine({ db, chain: chain.key, api, privateKey, signer, clock: ctx.clock, worker: ctx.instance, log: ctx.log.child({ chain: chain.key, worker: `${signer}-sender` }) }));
   if (ctx.relayerKey) workers.push(...senders('relayer', ctx.relayerKey));
-  const solver = ctx.solverKey ? new TronSolverChain(chain, ctx.registry, tronAddressOfKey(ctx.solverKey), reader, db) : undefined;
+  const solver = ctx.solverKey ? tronSolverChain(chain, ctx.registry, tronAddressOfKey(ctx.solverKey), reader, db) : undefined;
   if (ctx.solverKey) workers.push(...senders('solver', ctx.solverKey));
   return {
     workers,
     ...(solver ? { solver, prepare: () => solver.prepare() } : {}),
     ...(ctx.relayerKey
-      ? { clientActions: new TronClientActions(db, ctx.registry, { reader, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
+      ? { clientActions: tronClientActions(db, ctx.registry, { reader, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
       : {}),
     async balances(party, assets) {
       const head = await api.nowBlock();

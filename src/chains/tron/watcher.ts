@@ -1,9 +1,9 @@
 import { decodeEventLog, type Hex } from 'viem';
 import type { Db } from '../../store/database.ts';
-import { watcherCursor, type SwapEvent, type WatchedBlock } from '../../store/swap-events.ts';
+import type { SwapEvent, WatchedBlock } from '../../store/swap-events.ts';
 import type { Chain } from '../registry.ts';
-import { HTLC_EVENTS, type HtlcLog } from '../solidity-htlc/htlc-events.ts';
-import { ChainMovedError, commitWatchedBatch, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
+import { HTLC_EVENTS, htlcSwapEvent, type HtlcLog } from '../solidity-htlc/htlc-events.ts';
+import { ChainMovedError, pollBlockRange, type BlockRangePoll } from '../watch-cursor.ts';
 import { tronToEvmHex } from './address.ts';
 import type { TronApi, TronBlockHeader, TronTransactionInfo } from './api.ts';
 
@@ -16,20 +16,11 @@ export interface TronWatcherOptions {
   startBlock?: bigint;
 }
 
-export interface TronPollResult {
-  from: bigint;
-  to: bigint;
-  head: bigint;
-  /** Every HTLC event of the range, ours or not, in chain order. */
-  events: SwapEvent[];
-  changed: number;
-  reorg?: Reorg;
-}
+export type TronPollResult = BlockRangePoll;
 
 /** Blocks read at once within a poll: two requests each. */
 const READ_CONCURRENCY = 10;
 
-const minBig = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 
 /**
@@ -60,20 +51,15 @@ export class TronWatcher {
     if (this.contracts.size === 0) throw new Error(`${chain.key} has no HTLC contract address to watch`);
   }
 
-  async poll(): Promise<TronPollResult> {
-    const key = this.chain.key;
-    const window = BigInt(this.confirmationWindow);
-    const [headBlock, cursor] = await Promise.all([this.api.nowBlock(), watcherCursor(this.db, key)]);
-    const head = headBlock.number;
-    const resume: Resume =
-      cursor === undefined ? { last: (this.options.startBlock ?? maxBig(0n, head - window + 1n)) - 1n } : await resumePoint(this.db, key, cursor, head, (n) => this.blockId(n));
-    const { last, reorg } = resume;
-    const from = last + 1n;
-    const to = minBig(head, last + BigInt(this.batchBlocks));
-    const read = from <= to ? await this.read(from, to, resume.lastHash) : { events: [], blocks: [] };
-
-    const changed = await commitWatchedBatch(this.db, key, { cursor, from, to, head, window, events: read.events, blocks: read.blocks, ...(reorg ? { reorg } : {}) });
-    return { from, to, head, events: read.events, changed, ...(reorg ? { reorg } : {}) };
+  poll(): Promise<TronPollResult> {
+    return pollBlockRange(this.db, this.chain.key, {
+      window: BigInt(this.confirmationWindow),
+      batchBlocks: this.batchBlocks,
+      ...(this.options.startBlock !== undefined ? { startBlock: this.options.startBlock } : {}),
+      head: async () => (await this.api.nowBlock()).number,
+      hashAt: (n) => this.blockId(n),
+      read: (from, to, parentId) => this.read(from, to, parentId),
+    });
   }
 
   private async blockId(number: bigint): Promise<string> {
@@ -135,14 +121,5 @@ export function decodeHtlcLog(log: { topics: string[]; data: string }): HtlcLog 
   }
 }
 
-function toSwapEvent(log: HtlcLog, txId: string, block: TronBlockHeader): SwapEvent {
-  const base = { swapId: log.args.orderID.slice(2).toLowerCase(), txHash: txId, blockNumber: block.number, timestamp: new Date(block.timestampMs) };
-  switch (log.eventName) {
-    case 'Initiated':
-      return { ...base, kind: 'initiated', amount: log.args.amount };
-    case 'Redeemed':
-      return { ...base, kind: 'redeemed', secret: log.args.secret.slice(2).toLowerCase() };
-    case 'Refunded':
-      return { ...base, kind: 'refunded' };
-  }
-}
+const toSwapEvent = (log: HtlcLog, txId: string, block: TronBlockHeader): SwapEvent =>
+  htlcSwapEvent(log, { txHash: txId, blockNumber: block.number, timestamp: new Date(block.timestampMs) });

@@ -12,12 +12,8 @@ import { hex41 } from '../../../src/chains/tron/transactions.ts';
 import { startTronTestChain, tronAddressOf, type TronTestChain } from '../../helpers/tron-localnet.ts';
 
 let c: TronTestChain;
-let api: TronApi;
 
-before(async () => {
-  c = await startTronTestChain();
-  api = new TronApi(c.localnet.url);
-});
+before(async () => (c = await startTronTestChain()));
 after(() => c?.stop());
 
 /** A server answering every request with `status` and `body` (after `delayMs`), keeping the headers it got. */
@@ -36,29 +32,29 @@ async function fakeNode(status: number, body: string, delayMs = 0): Promise<{ ur
 
 test('blocks chain to each other; a block past the head is none', async () => {
   await c.localnet.mine(2);
-  const head = await api.nowBlock();
-  const parent = (await api.blockByNumber(head.number - 1n))!;
+  const head = await c.api.nowBlock();
+  const parent = (await c.api.blockByNumber(head.number - 1n))!;
   assert.equal(head.parentId, parent.blockId);
   assert.equal(head.blockId.slice(0, 16), head.number.toString(16).padStart(16, '0'));
   assert.ok(head.timestampMs > parent.timestampMs);
-  assert.equal(await api.blockByNumber(head.number + 10n), undefined);
-  assert.equal((await api.nowBlock(true)).number, head.number - 1n, 'solidified one block behind');
-  assert.deepEqual(await api.transactionInfosOfBlock(head.number), [], 'an empty block has no infos');
+  assert.equal(await c.api.blockByNumber(head.number + 10n), undefined);
+  assert.equal((await c.api.nowBlock(true)).number, head.number - 1n, 'solidified one block behind');
+  assert.deepEqual(await c.api.transactionInfosOfBlock(head.number), [], 'an empty block has no infos');
 });
 
 test('constant calls, balances, and a refused broadcast with its code and decoded message', async () => {
   const user = tronAddressOf('user');
-  const decimals = await api.constantCall({ owner: hex41(user), contract: hex41(c.deployment.usdt), data: '313ce567' });
+  const decimals = await c.api.constantCall({ owner: hex41(user), contract: hex41(c.deployment.usdt), data: '313ce567' });
   assert.deepEqual([decimals.ok, BigInt(`0x${decimals.output}`)], [true, 6n]);
-  const reverted = await api.constantCall({ owner: hex41(user), contract: hex41(c.deployment.usdt), data: 'deadbeef' });
+  const reverted = await c.api.constantCall({ owner: hex41(user), contract: hex41(c.deployment.usdt), data: 'deadbeef' });
   assert.equal(reverted.ok, false);
-  assert.ok((await api.balanceSun(hex41(user))) > 0n);
-  assert.equal(await api.balanceSun(hex41(tronAddressOf('deployer')).replace(/.$/, '9')), 0n, 'an unknown account has none');
-  const refused = await api.broadcast({ txID: '00'.repeat(32), raw_data: {}, raw_data_hex: '' });
+  assert.ok((await c.api.balanceSun(hex41(user))) > 0n);
+  assert.equal(await c.api.balanceSun(hex41(tronAddressOf('deployer')).replace(/.$/, '9')), 0n, 'an unknown account has none');
+  const refused = await c.api.broadcast({ txID: '00'.repeat(32), raw_data: {}, raw_data_hex: '' });
   assert.equal(refused.result, false);
   assert.ok(refused.code);
   assert.ok(refused.message && !/^[0-9a-f]+$/.test(refused.message), `decoded: ${refused.message}`);
-  assert.equal(await api.transactionInfo('ab'.repeat(32)), undefined);
+  assert.equal(await c.api.transactionInfo('ab'.repeat(32)), undefined);
 });
 
 test('the API key goes in the TRON-PRO-API-KEY header when configured, and nowhere otherwise', async () => {

@@ -13,13 +13,13 @@ import { systemClock } from '../../../src/clock.ts';
 import { AppError } from '../../../src/errors.ts';
 import { initiateTypedData as evmTypedData, refundTypedData } from '../../../src/chains/solidity-htlc/typed-data.ts';
 import { TronApi } from '../../../src/chains/tron/api.ts';
-import { TronClientActions } from '../../../src/chains/tron/client-actions.ts';
+import { tronClientActions, type TronClientActions } from '../../../src/chains/tron/client-actions.ts';
 import { tronEngine } from '../../../src/chains/tron/driver.ts';
 import { TronHtlcReader } from '../../../src/chains/tron/htlc-reads.ts';
 import { tronOrderId, tronToEvmHex } from '../../../src/chains/tron/index.ts';
 import { jobCall } from '../../../src/chains/tron/jobs.ts';
 import { connectTronChain } from '../../../src/chains/tron/runtime.ts';
-import { TronSolverChain } from '../../../src/chains/tron/solver-chain.ts';
+import { tronSolverChain, type TronSolverChain } from '../../../src/chains/tron/solver-chain.ts';
 import { signTronCall } from '../../../src/chains/tron/transactions.ts';
 import { devAccount, privateKeyOf } from '../../../src/localnet/accounts.ts';
 import { LOCAL_TRON_CHAIN_ID } from '../../../src/localnet/tron/local-chain.ts';
@@ -30,7 +30,7 @@ import { findOrder, insertOrder, type OrderRecord } from '../../../src/store/ord
 import { findJob, type RelayerJob } from '../../../src/store/relayer-jobs.ts';
 import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
-import { startTronTestChain, tronAddressOf, type TronTestChain } from '../../helpers/tron-localnet.ts';
+import { settleTronJob, startTronTestChain, tronAddressOf, type TronTestChain } from '../../helpers/tron-localnet.ts';
 
 const registry = localnetRegistry();
 const chain = registry.chain('tron_localnet')!;
@@ -68,23 +68,15 @@ describeEachStore('Tron client actions and solver', (kind) => {
   before(async () => {
     store = await openTestStore(kind);
     appId = (await seedBasics(store.db, registry)).app.id;
-    actions = new TronClientActions(store.db, registry, { reader, solverSigner: privateKeyToAccount(KEYS.solver) });
-    solver = new TronSolverChain(chain, registry, SOLVER, reader, store.db);
+    actions = tronClientActions(store.db, registry, { reader, solverSigner: privateKeyToAccount(KEYS.solver) });
+    solver = tronSolverChain(chain, registry, SOLVER, reader, store.db);
   });
   after(() => store?.close());
 
   const relayer = () => tronEngine({ db: store.db, chain: chain.key, api, privateKey: KEYS.relayer, signer: 'relayer', worker: 'r', recheckMs: 0, retryMs: 0 });
   const solverEngine = () => tronEngine({ db: store.db, chain: chain.key, api, privateKey: KEYS.solver, signer: 'solver', worker: 's', recheckMs: 0, retryMs: 0 });
 
-  async function settle(engine: ReturnType<typeof relayer>, key: string): Promise<RelayerJob> {
-    for (let i = 0; i < 10; i++) {
-      await engine.tick();
-      const job = (await findJob(store.db, key))!;
-      if (job.status === 'confirmed' || job.status === 'failed') return job;
-      await c.localnet.mine();
-    }
-    return (await findJob(store.db, key))!;
-  }
+  const settle = (engine: ReturnType<typeof relayer>, key: string): Promise<RelayerJob> => settleTronJob(store.db, c, engine, key);
 
   /** A Tron USDT source order from the user to the solver, its swap id the HTLC order id of its terms. */
   async function sourceOrder(amount: bigint, timelock = 200n): Promise<{ order: OrderRecord; secret: Hex }> {

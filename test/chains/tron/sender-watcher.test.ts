@@ -22,7 +22,7 @@ import { claimJobs, enqueueJob, findJob, markSubmitted } from '../../../src/stor
 import { saveSignedTx } from '../../../src/store/signed-txs.ts';
 import { localnetRegistry, sampleOrder, seedBasics } from '../../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
-import { startTronTestChain, tronAddressOf, type TronTestChain } from '../../helpers/tron-localnet.ts';
+import { settleTronJob, startTronTestChain, tronAddressOf, type TronTestChain } from '../../helpers/tron-localnet.ts';
 
 const registry = localnetRegistry();
 const chain = registry.chain('tron_localnet')!;
@@ -33,16 +33,12 @@ const SOLVER = tronAddressOf('solver');
 const USER = tronAddressOf('user');
 
 let c: TronTestChain;
-let api: TronApi;
 
-before(async () => {
-  c = await startTronTestChain();
-  api = new TronApi(c.localnet.url);
-});
+before(async () => (c = await startTronTestChain()));
 after(() => c?.stop());
 
 const usdtOf = async (who: string): Promise<bigint> => {
-  const answer = await api.constantCall({ owner: hex41(who), contract: hex41(USDT.token.address), data: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [tronToEvmHex(who)] }).slice(2) });
+  const answer = await c.api.constantCall({ owner: hex41(who), contract: hex41(USDT.token.address), data: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [tronToEvmHex(who)] }).slice(2) });
   return BigInt(`0x${answer.output}`);
 };
 
@@ -61,20 +57,11 @@ describeEachStore('Tron sender and watcher', (kind) => {
   after(() => store?.close());
 
   const engine = (signer: 'solver' | 'relayer', worker = 'w1', expirationMs?: number) =>
-    tronEngine({ db: store.db, chain: chain.key, api, privateKey: signer === 'solver' ? SOLVER_KEY : RELAYER_KEY, signer, worker, recheckMs: 0, retryMs: 0, ...(expirationMs ? { expirationMs } : {}) });
+    tronEngine({ db: store.db, chain: chain.key, api: c.api, privateKey: signer === 'solver' ? SOLVER_KEY : RELAYER_KEY, signer, worker, recheckMs: 0, retryMs: 0, ...(expirationMs ? { expirationMs } : {}) });
 
   const statusOf = async (key: string) => (await findJob(store.db, key))!;
 
-  /** Ticks until the job settles (each tick may need the next block for solidity). */
-  async function settle(e: ReturnType<typeof engine>, key: string): Promise<Awaited<ReturnType<typeof statusOf>>> {
-    for (let i = 0; i < 10; i++) {
-      await e.tick();
-      const job = await statusOf(key);
-      if (job.status === 'confirmed' || job.status === 'failed') return job;
-      await c.localnet.mine();
-    }
-    return statusOf(key);
-  }
+  const settle = (e: ReturnType<typeof engine>, key: string) => settleTronJob(store.db, c, e, key);
 
   /** A USDT destination order the solver funds for the user, its swap id the HTLC's order id of its terms. */
   async function destinationOrder(amount: bigint, timelock = 50n) {
@@ -88,7 +75,7 @@ describeEachStore('Tron sender and watcher', (kind) => {
   }
 
   test('approve, fund and redeem: each simulated, signed offline, sent and confirmed once solidified; the watcher records them', async () => {
-    const watcher = new TronWatcher(store.db, chain, api, { startBlock: (await api.nowBlock()).number + 1n });
+    const watcher = new TronWatcher(store.db, chain, c.api, { startBlock: (await c.api.nowBlock()).number + 1n });
     await watcher.poll();
     const solver = engine('solver');
     await enqueueJob(store.db, { chain: chain.key, action: 'approve', idempotencyKey: `approve:${kind}`, payload: { kind: 'approve', token: USDT.token.address, spender: USDT.htlc.address }, signer: 'solver' });
@@ -96,8 +83,8 @@ describeEachStore('Tron sender and watcher', (kind) => {
     const sent = await statusOf(`approve:${kind}`);
     assert.equal(sent.status, 'submitted', sent.lastError);
     assert.match(sent.txHash, /^[0-9a-f]{64}$/);
-    assert.ok(await api.transactionInfo(sent.txHash), 'in a block');
-    assert.equal(await api.transactionInfo(sent.txHash, true), undefined, 'not solidified yet');
+    assert.ok(await c.api.transactionInfo(sent.txHash), 'in a block');
+    assert.equal(await c.api.transactionInfo(sent.txHash, true), undefined, 'not solidified yet');
     await solver.tick();
     assert.equal((await statusOf(`approve:${kind}`)).status, 'submitted', 'seen, not final: it waits');
     assert.equal((await settle(solver, `approve:${kind}`)).status, 'confirmed');
@@ -138,13 +125,13 @@ describeEachStore('Tron sender and watcher', (kind) => {
     assert.equal((await settle(solver, `${o.order.id}:solver-fund`)).status, 'confirmed');
     const key = `${o.order.id}:solver-refund`;
     await enqueueJob(store.db, { chain: chain.key, orderId: o.order.id, action: 'solver-refund', idempotencyKey: key, payload: { kind: 'refund', htlc: USDT.htlc.address, orderId: `0x${o.swapId}` }, signer: 'solver', maxAttempts: 1 });
-    const head = (await api.nowBlock()).number;
+    const head = (await c.api.nowBlock()).number;
     await solver.tick();
     const refused = await statusOf(key);
     assert.equal(refused.status, 'failed');
     assert.match(refused.lastError, /HTLC__OrderNotExpired/, refused.lastError);
     assert.equal(refused.txHash, '', 'nothing signed');
-    assert.equal((await api.nowBlock()).number, head, 'nothing reached the chain');
+    assert.equal((await c.api.nowBlock()).number, head, 'nothing reached the chain');
   });
 
   test('a signed transaction that expired unseen is signed afresh and lands once', async () => {
@@ -160,7 +147,7 @@ describeEachStore('Tron sender and watcher', (kind) => {
     assert.notEqual(resigned.txHash, lost);
     const done = await settle(solver, key);
     assert.equal(done.status, 'confirmed');
-    assert.equal(await api.transactionInfo(lost), undefined, 'the lost one never landed');
+    assert.equal(await c.api.transactionInfo(lost), undefined, 'the lost one never landed');
     const before = await usdtOf(SOLVER);
     await c.localnet.mine();
     await solver.tick();
@@ -180,7 +167,7 @@ describeEachStore('Tron sender and watcher', (kind) => {
     const failed = await statusOf(key);
     assert.equal(failed.status, 'failed');
     assert.match(failed.lastError, /expired.*broadcast deadline passed \(safety rule 2\)/, failed.lastError);
-    assert.equal(await api.transactionInfo(lost), undefined);
+    assert.equal(await c.api.transactionInfo(lost), undefined);
     assert.equal(await usdtOf(SOLVER), before, 'never funded');
   });
 
@@ -209,7 +196,7 @@ describeEachStore('Tron sender and watcher', (kind) => {
   async function signedButNeverSent(key: string, payload: TronJobPayload): Promise<string> {
     const [claimed] = await claimJobs(store.db, { chain: chain.key, signer: 'solver', worker: 'crashed', leaseMs: 60_000, limit: 1 });
     assert.equal(claimed?.idempotencyKey, key);
-    const driver = new TronDriver({ chain: chain.key, api, privateKey: SOLVER_KEY, signer: 'solver', expirationMs: 2_000 });
+    const driver = new TronDriver({ chain: chain.key, api: c.api, privateKey: SOLVER_KEY, signer: 'solver', expirationMs: 2_000 });
     const [signed] = (await driver.sign([{ job: claimed, payload }])[Symbol.asyncIterator]().next()).value as Array<{ signed: { raw: string; hash: string } }>;
     assert.ok(await saveSignedTx(store.db, claimed, 'crashed', signed!.signed));
     await markSubmitted(store.db, claimed.id, { worker: 'crashed', txHash: signed!.signed.hash, recheckMs: 0 });
