@@ -53,7 +53,7 @@ before(async () => {
   dev = await startDev(config);
   const solana = dev.chains.find((c) => c.chain.key === 'solana_localnet');
   assert.ok(solana, 'the devnet runs solana_localnet');
-  advance = (slots) => solana.advance!(slots);
+  advance = (slots) => void solana.advance!(slots);
   rpc = createSolanaRpc(String(solana.access.rpc_url));
   const arbitrum = dev.chains.find((c) => c.chain.key === 'arbitrum_localnet')!;
   arb = createPublicClient({ transport: http(String(arbitrum.access.rpc_url)) });
