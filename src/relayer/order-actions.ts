@@ -6,9 +6,10 @@ import type { App } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
 import { saveInstantRefundConsent } from '../store/instant-refund-consent.ts';
 import { findOrder, type OrderRecord } from '../store/orders.ts';
-import { findJob, isWrittenSigned, type RelayerJob } from '../store/relayer-jobs.ts';
+import { isWrittenSigned, type RelayerJob } from '../store/relayer-jobs.ts';
 import type { RelayerAction } from './actions.ts';
 import { checkMayAct } from './order-permissions.ts';
+import { SubmissionWait } from './submission-wait.ts';
 
 export interface OrderActionsDeps {
   /** The actions on a chain the service works (it has an RPC for it), by registry chain key. */
@@ -47,7 +48,7 @@ export const jobView = (job: RelayerJob): JobView => ({
  */
 export class OrderActions {
   private readonly waitMs: number;
-  private readonly pollMs: number;
+  private readonly submissions: SubmissionWait;
 
   constructor(
     private readonly db: Db,
@@ -55,7 +56,7 @@ export class OrderActions {
     private readonly deps: OrderActionsDeps,
   ) {
     this.waitMs = deps.waitMs ?? 5_000;
-    this.pollMs = deps.pollMs ?? 100;
+    this.submissions = new SubmissionWait(db, deps.pollMs ?? 100);
   }
 
   /** The hashes a client signs for an instant refund of its source (GET .../instant-refund-hash). */
@@ -130,13 +131,7 @@ export class OrderActions {
   }
 
   /** Waits up to waitMs for the relayer to submit (or settle) the job; returns its latest state. */
-  private async waitForSubmission(job: RelayerJob): Promise<RelayerJob> {
-    const until = Date.now() + this.waitMs;
-    let current = job;
-    while (current.status !== 'submitted' && current.status !== 'confirmed' && current.status !== 'failed' && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, this.pollMs));
-      current = (await findJob(this.db, job.idempotencyKey)) ?? current;
-    }
-    return current;
+  private waitForSubmission(job: RelayerJob): Promise<RelayerJob> {
+    return this.submissions.wait(job, this.waitMs);
   }
 }

@@ -305,6 +305,13 @@ export async function jobQueueStats(db: Db): Promise<JobQueueStat[]> {
   return rows.map((r) => ({ chain: r.chain, status: r.status, jobs: r.jobs, oldestSeconds: Number(r.oldest_s), waiting: r.waiting }));
 }
 
+/** The jobs of these idempotency keys, in one statement (those that exist). */
+export async function findJobs(db: Db, idempotencyKeys: readonly string[]): Promise<RelayerJob[]> {
+  if (idempotencyKeys.length === 0) return [];
+  const rows = await db.selectFrom('relayer_jobs').select(JOB_COLUMNS).where('idempotency_key', 'in', idempotencyKeys).execute();
+  return rows.map(toJob);
+}
+
 export async function findJob(db: Db, idempotencyKey: string): Promise<RelayerJob | undefined> {
   const row = await db
     .selectFrom('relayer_jobs')

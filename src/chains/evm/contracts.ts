@@ -31,14 +31,15 @@ interface SolcOutput {
  * cached in .build/ under a hash of the sources, the compiler version and the settings.
  */
 export function contractArtifacts(): Record<string, ContractArtifact> {
-  const solc = require('solc') as { version(): string; compile(input: string, callbacks: object): string };
+  // The cache is keyed by the compiler's package version: loading solc itself costs 120 MB of memory.
+  const solcVersion = (require('solc/package.json') as { version: string }).version;
   const sources = Object.fromEntries(
     readdirSync(CONTRACTS_DIR)
       .filter((f) => f.endsWith('.sol'))
       .sort()
       .map((f) => [f, { content: readFileSync(join(CONTRACTS_DIR, f), 'utf8') }]),
   );
-  const key = createHash('sha256').update(JSON.stringify({ sources, version: solc.version(), SETTINGS })).digest('hex');
+  const key = createHash('sha256').update(JSON.stringify({ sources, version: solcVersion, SETTINGS })).digest('hex');
   if (existsSync(CACHE_PATH)) {
     const cached = JSON.parse(readFileSync(CACHE_PATH, 'utf8')) as { key: string; artifacts: Record<string, ContractArtifact> };
     if (cached.key === key) return cached.artifacts;
@@ -51,6 +52,7 @@ export function contractArtifacts(): Record<string, ContractArtifact> {
       return { error: `not found: ${path}` };
     }
   };
+  const solc = require('solc') as { compile(input: string, callbacks: object): string };
   const output = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources, settings: SETTINGS }), { import: findImports })) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join('\n')}`);

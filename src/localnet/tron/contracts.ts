@@ -39,9 +39,10 @@ const require = createRequire(import.meta.url);
  * a hash of the sources, the compiler version and the settings.
  */
 export function tronContractArtifacts(): Record<string, TronContractArtifact> {
-  const solc = require('solc') as { version(): string; compile(input: string, callbacks: object): string };
+  // The cache is keyed by the compiler's package version: loading solc itself costs 120 MB of memory.
+  const solcVersion = (require('solc/package.json') as { version: string }).version;
   const sources = Object.fromEntries(SOURCES.map((f) => [f, { content: readFileSync(join(CONTRACTS_DIR, f), 'utf8') }]));
-  const key = createHash('sha256').update(JSON.stringify({ sources, version: solc.version(), SETTINGS })).digest('hex');
+  const key = createHash('sha256').update(JSON.stringify({ sources, version: solcVersion, SETTINGS })).digest('hex');
   if (existsSync(CACHE_PATH)) {
     const cached = JSON.parse(readFileSync(CACHE_PATH, 'utf8')) as { key: string; artifacts: Record<string, TronContractArtifact> };
     if (cached.key === key) return cached.artifacts;
@@ -53,6 +54,7 @@ export function tronContractArtifacts(): Record<string, TronContractArtifact> {
       return { error: `not found: ${path}` };
     }
   };
+  const solc = require('solc') as { compile(input: string, callbacks: object): string };
   const output = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources, settings: SETTINGS }), { import: findImports })) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join('\n')}`);

@@ -1,0 +1,242 @@
+// Settlement at scale as users meet it: `hashlock dev` in its own process (every local chain it can
+// run, anvil mining a block a second), on PostgreSQL or on its embedded PGlite, and N clients in this
+// process that start gasless WBTC swaps (ethereum_localnet -> arbitrum_localnet) all at once. Each
+// client creates its order, signs the EIP-712 initiate, PATCHes it and follows its order through
+// `GET /v2/orders/{id}/events` until `completed`, as docs/api.md recommends. The bench's app has its
+// own rate limit (`hashlock apps create --rate-limit`), as an integrator serving many users would.
+// Reported: swaps/s and the first / median / last completion; `GET /v2/orders/{id}` latency (p50,
+// p99) from 16 readers while the swaps run; the service's resident memory once started, at its peak
+// during the run and `BENCH_SCALE_SETTLE_SECONDS` after it; with `BENCH_PROFILE=<dir>`, the service's
+// CPU profile and its top functions by self time.
+// Run alone: BENCH_SCALE_SWAPS=1000 node --import tsx bench/scale.ts
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, type Address } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { PACKAGE_ROOT } from '../src/config/service-config.ts';
+import { devAccount, privateKeyOf } from '../src/localnet/accounts.ts';
+import type { StoreKind } from '../src/store/database.ts';
+import { signGaslessInitiate } from '../test/helpers/gasless.ts';
+import { SseClient } from '../test/helpers/sse.ts';
+import { createDatabase } from '../test/helpers/stores.ts';
+
+const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
+const AMOUNT = 10_000n;
+const READERS = 16;
+const SWAP_TIMEOUT_MS = 300_000;
+
+type Row = Record<string, string | number>;
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
+};
+
+/** The process's resident memory in MB (VmRSS), or NaN once it is gone. */
+function rssMb(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Where the service's memory is, from its /metrics: V8 heap used, memory outside the heap (buffers, WASM), in MB. */
+async function memoryBreakdown(apiUrl: string): Promise<string> {
+  try {
+    const text = await (await fetch(`${apiUrl}/metrics`)).text();
+    const metric = (name: string) => Number(new RegExp(`^hashlock_${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+    return `heap used ${metric('nodejs_heap_size_used_bytes').toFixed(0)} of ${metric('nodejs_heap_size_total_bytes').toFixed(0)} MB, external ${metric('nodejs_external_memory_bytes').toFixed(0)} MB`;
+  } catch (err) {
+    return `no /metrics (${(err as Error).message})`;
+  }
+}
+
+interface Devnet {
+  api_url: string;
+  app_key: string;
+  chains: Record<string, { rpc_url: string; contracts: { wbtc: Address; wbtcHtlc: Address } }>;
+}
+
+export async function benchScale(options: { swaps: number; kind: StoreKind; settleSeconds: number; profileDir?: string }): Promise<Row[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-bench-scale-'));
+  const database = options.kind === 'postgres' ? await createDatabase(process.env.DATABASE_URL!, 'hashlock_scale') : undefined;
+  const env: NodeJS.ProcessEnv = { ...process.env, HASHLOCK_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', HASHLOCK_SECRET_KEY: randomBytes(32).toString('hex') };
+  if (database) env.DATABASE_URL = database.url;
+  else delete env.DATABASE_URL;
+
+  // The integrator's app: one key for all its users, with a limit that fits them.
+  const app = spawnSync(process.execPath, [BIN, 'apps', 'create', '--name', 'bench integrator', '--gasless', '--rate-limit', '1000000/10s'], { env, encoding: 'utf8' });
+  if (app.status !== 0) throw new Error(`apps create: ${app.stderr}`);
+  const appKey = /^([0-9a-f]{64})$/m.exec(app.stdout)![1]!;
+
+  if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
+  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  let output = '';
+  const dev = spawn(process.execPath, [...nodeArgs, BIN, 'dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  dev.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  dev.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const stopDev = async () => {
+    if (dev.exitCode !== null) return;
+    const exited = new Promise((r) => dev.once('exit', r));
+    dev.kill('SIGINT');
+    await exited;
+  };
+  try {
+    for (const deadline = Date.now() + 180_000; !(output.includes('API key') && existsSync(join(dataDir, 'devnet.json'))); ) {
+      if (dev.exitCode !== null || Date.now() > deadline) throw new Error(`hashlock dev did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const devnet = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8')) as Devnet;
+    const pid = dev.pid!;
+    const call = async (path: string, init?: { method: string; body: object }): Promise<any> => {
+      const res = await fetch(`${devnet.api_url}${path}`, {
+        method: init?.method ?? 'GET',
+        headers: { 'service-app-id': appKey, 'content-type': 'application/json' },
+        ...(init ? { body: JSON.stringify(init.body) } : {}),
+      });
+      const body = (await res.json()) as { result?: any; error?: string };
+      if (!res.ok || body.result === undefined) throw new Error(`${path}: ${res.status} ${body.error}`);
+      return body.result;
+    };
+
+    const user = privateKeyToAccount(privateKeyOf(devAccount('user')));
+    const eth = devnet.chains.ethereum_localnet!;
+    const client = createPublicClient({ transport: http(eth.rpc_url) });
+    const wallet = createWalletClient({ account: user, transport: http(eth.rpc_url) });
+    await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({ chain: null, address: eth.contracts.wbtc, abi: erc20Abi, functionName: 'approve', args: [eth.contracts.wbtcHtlc, maxUint256] }),
+    });
+    // A started service at rest: its memory before any swap.
+    await new Promise((r) => setTimeout(r, 10_000));
+    const idleMb = rssMb(pid);
+    const idleParts = await memoryBreakdown(devnet.api_url);
+
+    const quote = (await call(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as Array<{ destination: { amount: string } }>;
+    const destinationAmount = quote[0]!.destination.amount;
+    let peakMb = idleMb;
+    let peakParts = idleParts;
+    const memory = setInterval(() => {
+      const now = rssMb(pid) || 0;
+      if (now > peakMb) {
+        peakMb = now;
+        void memoryBreakdown(devnet.api_url).then((parts) => (peakParts = parts));
+      }
+    }, 250);
+    const orderIds: string[] = [];
+    const reads: number[] = [];
+    let running = true;
+    const reader = async () => {
+      while (running) {
+        const id = orderIds[Math.floor(Math.random() * orderIds.length)];
+        if (!id) {
+          await new Promise((r) => setTimeout(r, 50));
+          continue;
+        }
+        const t0 = performance.now();
+        await call(`/v2/orders/${id}`);
+        reads.push(performance.now() - t0);
+      }
+    };
+
+    const started = performance.now();
+    const swap = async (): Promise<number> => {
+      const created = await call('/v2/orders', {
+        method: 'POST',
+        body: {
+          source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
+          destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount },
+          nonce: randomBytes(10).toString('hex'),
+        },
+      });
+      const id = created.order_id as string;
+      orderIds.push(id);
+      const stream = await SseClient.open(`${devnet.api_url}/v2/orders/${id}/events`, { 'service-app-id': appKey });
+      try {
+        if (stream.response.statusCode !== 200) throw new Error(`events of ${id}: ${stream.response.statusCode} ${await stream.text()}`);
+        await call(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature: await signGaslessInitiate(user, created.typed_data) } });
+        await stream.until(() => stream.data().some((e) => e.status === 'completed'), SWAP_TIMEOUT_MS, `order ${id} to complete`);
+        return (performance.now() - started) / 1000;
+      } finally {
+        stream.close();
+      }
+    };
+    const readers = Array.from({ length: READERS }, reader);
+    const results = await Promise.allSettled(Array.from({ length: options.swaps }, swap));
+    const wall = (performance.now() - started) / 1000;
+    running = false;
+    await Promise.allSettled(readers);
+    clearInterval(memory);
+    const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+
+    await new Promise((r) => setTimeout(r, options.settleSeconds * 1000));
+    const afterMb = rssMb(pid);
+    const afterParts = await memoryBreakdown(devnet.api_url);
+    await stopDev();
+    const note = `${options.kind}; hashlock dev in its own process, 1 s EVM blocks; clients follow the event streams`;
+    const rows: Row[] = [
+      {
+        measure: `${options.swaps} gasless swaps at once`,
+        result: `${done.length}/${options.swaps} completed, ${(done.length / wall).toFixed(1)} swaps/s; first ${Math.min(...done).toFixed(1)} s, median ${quantile(done, 0.5).toFixed(1)} s, last ${Math.max(...done).toFixed(1)} s${failure ? `; first failure: ${String(failure.reason)}` : ''}`,
+        note,
+      },
+      { measure: `GET /v2/orders/{id} while they run (${READERS} readers)`, result: `${reads.length} reads, p50 ${quantile(reads, 0.5).toFixed(1)} ms, p99 ${quantile(reads, 0.99).toFixed(1)} ms`, note },
+      {
+        measure: 'the service process resident memory',
+        result: `${idleMb.toFixed(0)} MB started (${idleParts}), ${peakMb.toFixed(0)} MB peak (${peakParts}), ${afterMb.toFixed(0)} MB ${options.settleSeconds} s after (${afterParts})`,
+        note,
+      },
+    ];
+    if (options.profileDir) rows.push({ measure: 'CPU profile: top self time', result: topFunctions(options.profileDir), note: options.profileDir });
+    return rows;
+  } finally {
+    await stopDev();
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+/** The functions with the most self time in the newest profile of `dir` (excluding idle), as "name (file) %". */
+export function topFunctions(dir: string, n = 15): string {
+  // The main thread's profile is the largest (tsx's loader thread writes one too).
+  const file = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0];
+  if (!file) return 'no profile written';
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[] };
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0;
+    total += hits;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)' || functionName === '(program)') continue;
+    const where = url ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/src\//, 'src/')}:${lineNumber + 1}` : '';
+    const key = `${functionName || '(anonymous)'} ${where}`;
+    self.set(key, (self.get(key) ?? 0) + hits);
+  }
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${((100 * v) / total).toFixed(1)}% ${k}`)
+    .join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const swaps = Number(process.env.BENCH_SCALE_SWAPS ?? 1000);
+  const kind: StoreKind = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+  const rows = await benchScale({ swaps, kind, settleSeconds: Number(process.env.BENCH_SCALE_SETTLE_SECONDS ?? 300), ...(process.env.BENCH_PROFILE ? { profileDir: process.env.BENCH_PROFILE } : {}) });
+  for (const row of rows) console.log(`${row.measure}:\n${row.result}\n`);
+}
