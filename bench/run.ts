@@ -2,7 +2,9 @@
 // settlement latency and throughput; a solver pass over 100 orders on a slow RPC; the Bitcoin-family
 // watcher's cost per block as HTLCs grow; Litecoin <-> EVM settlement on litecoind regtest; the
 // Solana watcher's cost per slot as open swaps grow; SOL -> EVM settlement on the Solana localnet;
-// Tron USDT -> EVM settlement on the local Tron chain (50 gasless swaps at once, 3 s Tron blocks).
+// Tron USDT -> EVM settlement on the local Tron chain (50 gasless swaps at once, 3 s Tron blocks);
+// settlement at scale (bench/scale.ts: 100 swaps at once on PGlite and PostgreSQL, 1,000 at once on
+// PostgreSQL three times, with order reads, event-loop delay and the service's memory).
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +36,7 @@ import { clangUnavailable } from '../src/localnet/solana/programs/build.ts';
 import { benchSolanaWatcher } from './solana-watcher.ts';
 import { benchSolanaSettlement } from './solana-settlement.ts';
 import { benchEventStreams } from './event-streams.ts';
+import { benchScale } from './scale.ts';
 import { benchTronSettlement } from './tron-settlement.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -181,3 +184,12 @@ if (noClang === undefined) {
   console.warn(`the Solana programs cannot be built (${noClang}): the Solana watcher and settlement are not benchmarked`);
 }
 console.table(await benchTronSettlement());
+// At scale, as users meet it: `hashlock dev` in its own process, clients on the event streams.
+console.table(await benchScale({ swaps: 100, kind: 'pglite', settleSeconds: 0 }));
+if (process.env.DATABASE_URL) {
+  console.table(await benchScale({ swaps: 100, kind: 'postgres', settleSeconds: 0 }));
+  for (let run = 1; run <= 3; run++) {
+    console.log(`1,000 swaps at once on PostgreSQL, run ${run} of 3 (memory five minutes after each)`);
+    console.table(await benchScale({ swaps: 1000, kind: 'postgres', settleSeconds: 300 }));
+  }
+}

@@ -57,6 +57,17 @@ async function memoryBreakdown(apiUrl: string): Promise<string> {
   }
 }
 
+/** The service's event-loop delay since the last scrape (prom-client resets it on each): p99 and max in ms. */
+async function loopDelay(apiUrl: string): Promise<{ p99: number; max: number } | undefined> {
+  try {
+    const text = await (await fetch(`${apiUrl}/metrics`)).text();
+    const metric = (name: string) => Number(new RegExp(`^hashlock_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+    return { p99: metric('p99'), max: metric('max') };
+  } catch {
+    return undefined;
+  }
+}
+
 interface Devnet {
   api_url: string;
   app_key: string;
@@ -76,7 +87,7 @@ export async function benchScale(options: { swaps: number; kind: StoreKind; sett
   const appKey = /^([0-9a-f]{64})$/m.exec(app.stdout)![1]!;
 
   if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
-  const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+  const nodeArgs = [...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []), ...(process.env.BENCH_HEAP_SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : []), ...(process.env.BENCH_EXTRA_IMPORT ? ['--import', process.env.BENCH_EXTRA_IMPORT] : [])];
   let output = '';
   const dev = spawn(process.execPath, [...nodeArgs, BIN, 'dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   dev.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -167,17 +178,22 @@ export async function benchScale(options: { swaps: number; kind: StoreKind; sett
       }
     };
     const readers = Array.from({ length: READERS }, reader);
+    const delays: Array<{ p99: number; max: number }> = [];
+    const lagSampler = setInterval(() => void loopDelay(devnet.api_url).then((d) => d && delays.push(d)), 1_000);
     const results = await Promise.allSettled(Array.from({ length: options.swaps }, swap));
     const wall = (performance.now() - started) / 1000;
     running = false;
+    clearInterval(lagSampler);
     await Promise.allSettled(readers);
     clearInterval(memory);
     const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
 
     await new Promise((r) => setTimeout(r, options.settleSeconds * 1000));
+    if (process.env.BENCH_HEAP_SNAPSHOT) process.kill(pid, 'SIGUSR2');
     const afterMb = rssMb(pid);
     const afterParts = await memoryBreakdown(devnet.api_url);
+    if (process.env.BENCH_HEAP_SNAPSHOT) await new Promise((r) => setTimeout(r, 20_000)); // the snapshot is written
     await stopDev();
     const note = `${options.kind}; hashlock dev in its own process, 1 s EVM blocks; clients follow the event streams`;
     const rows: Row[] = [
@@ -187,6 +203,11 @@ export async function benchScale(options: { swaps: number; kind: StoreKind; sett
         note,
       },
       { measure: `GET /v2/orders/{id} while they run (${READERS} readers)`, result: `${reads.length} reads, p50 ${quantile(reads, 0.5).toFixed(1)} ms, p99 ${quantile(reads, 0.99).toFixed(1)} ms`, note },
+      {
+        measure: "the service's event-loop delay while they run (per second)",
+        result: `p99 of each second: median ${quantile(delays.map((d) => d.p99), 0.5).toFixed(0)} ms, worst ${Math.max(...delays.map((d) => d.p99)).toFixed(0)} ms; longest stall ${Math.max(...delays.map((d) => d.max)).toFixed(0)} ms`,
+        note,
+      },
       {
         measure: 'the service process resident memory',
         result: `${idleMb.toFixed(0)} MB started (${idleParts}), ${peakMb.toFixed(0)} MB peak (${peakParts}), ${afterMb.toFixed(0)} MB ${options.settleSeconds} s after (${afterParts})`,

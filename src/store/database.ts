@@ -127,6 +127,9 @@ export async function openStore(options: OpenOptions): Promise<Store> {
   }
   const pglite = await PGlite.create(location, {
     parsers: Object.fromEntries(Object.values(TEXT_TYPES).map((oid) => [oid, keepText])),
+    // PGlite's files live in its WASM memory already: PostgreSQL's default 128 MB page cache on top
+    // of them only holds second copies.
+    startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
   });
   await pglite.exec("set time zone 'UTC'");
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
