@@ -12,7 +12,7 @@ import {
   requeueJob,
   type ClaimedJob,
 } from '../store/relayer-jobs.ts';
-import { clearSignedTx, confirmJob, failJob, readSignedTxs, saveSignedTx, saveSignedTxs, type SignedTx } from '../store/signed-txs.ts';
+import { clearSignedTx, confirmJobs, failJob, readSignedTxs, saveSignedTx, saveSignedTxs, type SignedTx } from '../store/signed-txs.ts';
 import type { HeldItem, JobItem, NewTx, TxDriver, TxState } from './driver.ts';
 import { engineCounters } from './metrics.ts';
 import { silentLog, type Log } from '../log.ts';
@@ -212,10 +212,13 @@ export class TxEngine<P = unknown> {
       await Promise.all(open.map(({ job }) => this.failedWith(job, err)));
       return;
     }
-    await Promise.all(open.map((item, i) => this.guarded(item.job, () => this.settle(item, states[i]!, again))));
+    const landed: Array<{ id: string; hash: string }> = [];
+    await Promise.all(open.map((item, i) => this.guarded(item.job, () => this.settle(item, states[i]!, again, landed))));
+    // The landed jobs in one write; should it fail, their leases run out and the next look finds them landed again.
+    await confirmJobs(this.db, this.worker, landed).catch((err: unknown) => this.log.warn({ chain: this.chain, error: this.driver.describe(err) }, 'confirming landed jobs failed: they are checked again'));
   }
 
-  private async settle(item: HeldItem<P>, state: TxState, again: Array<JobItem<P>>): Promise<void> {
+  private async settle(item: HeldItem<P>, state: TxState, again: Array<JobItem<P>>, landed: Array<{ id: string; hash: string }>): Promise<void> {
     const { job, signed } = item;
     switch (state.state) {
       case 'landed':
@@ -224,7 +227,8 @@ export class TxEngine<P = unknown> {
           return failJob(this.db, job.id, this.worker, `cancelled: not landed by its broadcast deadline (safety rule 2); ${state.hash} took its place`, state.hash);
         }
         this.log.info({ chain: this.chain, job: job.id, hash: state.hash }, 'job confirmed');
-        return confirmJob(this.db, job.id, this.worker, state.hash);
+        landed.push({ id: job.id, hash: state.hash });
+        return;
       case 'reverted':
         this.log.warn({ chain: this.chain, job: job.id, hash: state.hash, reason: state.reason }, 'job reverted');
         return failJob(this.db, job.id, this.worker, state.reason, state.hash);

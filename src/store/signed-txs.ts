@@ -109,10 +109,17 @@ export async function clearSignedTx(db: Db, jobId: string, worker: string): Prom
 
 /** The mined transaction settled the job: confirmed, with the hash that was mined (maybe a fee bump's). */
 export async function confirmJob(db: Db, jobId: string, worker: string, hash: string): Promise<void> {
+  await confirmJobs(db, worker, [{ id: jobId, hash }]);
+}
+
+/** `confirmJob` for many jobs in one statement: a block's worth of landed transactions at once. */
+export async function confirmJobs(db: Db, worker: string, jobs: ReadonlyArray<{ id: string; hash: string }>): Promise<void> {
+  if (jobs.length === 0) return;
+  const values = sql.join(jobs.map((j) => sql`(${j.id}::bigint, ${j.hash}::text)`));
   await sql`
-    update relayer_jobs set status = 'confirmed', tx_hash = ${hash}, locked_by = null, locked_until = null,
-      updated_at = now()
-    where id = ${jobId} and locked_by = ${worker}
+    update relayer_jobs r set status = 'confirmed', tx_hash = v.hash, locked_by = null, locked_until = null, updated_at = now()
+    from (values ${values}) as v(id, hash)
+    where r.id = v.id and r.locked_by = ${worker}
   `.execute(db);
 }
 
