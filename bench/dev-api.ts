@@ -14,3 +14,16 @@ export function devApi(dev: Pick<Dev, 'apiUrl' | 'appKey'>) {
   };
 }
 
+
+/** One leg of an order as the API answers it: the blocks its initiate and redeem landed in. */
+export interface DevSwap {
+  initiate_block_number: string;
+  redeem_block_number: string;
+}
+
+/** An order as the API answers it, as far as the settlement benches read it. */
+export interface DevOrder {
+  status: string;
+  source_swap: DevSwap;
+  destination_swap: DevSwap;
+}

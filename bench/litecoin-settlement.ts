@@ -20,7 +20,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { walletAddress } from '../src/chains/bitcoin/wallet-tx.ts';
 import { fundHtlc, LITECOIN_NETWORK, type LitecoinWallet } from '../src/chains/bitcoin/swap-wallet.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config.ts';
-import { devApi } from './dev-api.ts';
+import { devApi, type DevOrder } from './dev-api.ts';
 import { startDev } from '../src/localnet/dev.ts';
 import { devAccount } from '../src/localnet/accounts.ts';
 import { findLitecoind } from '../src/localnet/bitcoin/litecoind.ts';
@@ -29,6 +29,7 @@ import type { StoreKind } from '../src/store/database.ts';
 import { signGaslessInitiate } from '../test/helpers/gasless.ts';
 import { toCoins } from '../test/helpers/litecoin.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
+import type { Row } from './stats.ts';
 
 const PER_DIRECTION = Number(process.env.BENCH_LTC_SWAPS ?? 20);
 /** LTC -> EVM source amount, litoshis; EVM -> LTC source amount, WBTC sats. */
@@ -36,18 +37,6 @@ const LTC_AMOUNT = 1_000_000n;
 const WBTC_AMOUNT = 10_000n;
 const POLL_MS = 500;
 const TIMEOUT_MS = 300_000;
-
-type Row = Record<string, string | number>;
-
-interface SwapSide {
-  initiate_block_number: string;
-  redeem_block_number: string;
-}
-interface Order {
-  status: string;
-  source_swap: SwapSide;
-  destination_swap: SwapSide;
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -100,9 +89,9 @@ export async function benchLitecoinSettlement(kind: StoreKind = process.env.DATA
     const ltcToEvmOut = await quoted('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', LTC_AMOUNT);
     const evmToLtcOut = await quoted('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', WBTC_AMOUNT);
 
-    const follow = async (id: string): Promise<Order> => {
+    const follow = async (id: string): Promise<DevOrder> => {
       for (const until = Date.now() + TIMEOUT_MS; ; await new Promise((r) => setTimeout(r, POLL_MS))) {
-        const order = (await api(`/v2/orders/${id}`)) as Order;
+        const order = (await api(`/v2/orders/${id}`)) as DevOrder;
         if (order.status === 'completed') return order;
         if (Date.now() > until) throw new Error(`order ${id} did not complete: ${order.status}`);
       }

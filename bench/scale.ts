@@ -23,18 +23,12 @@ import type { StoreKind } from '../src/store/database.ts';
 import { signGaslessInitiate } from '../test/helpers/gasless.ts';
 import { SseClient } from '../test/helpers/sse.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
+import { quantile, type Row } from './stats.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 const AMOUNT = 10_000n;
 const READERS = 16;
 const SWAP_TIMEOUT_MS = 300_000;
-
-type Row = Record<string, string | number>;
-
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-};
 
 /** The process's resident memory in MB (VmRSS), or NaN once it is gone. */
 function rssMb(pid: number): number {

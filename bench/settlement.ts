@@ -34,6 +34,7 @@ import { devAccount } from '../src/localnet/accounts.ts';
 import type { StoreKind } from '../src/store/database.ts';
 import { signGaslessInitiate } from '../test/helpers/gasless.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
+import { quantile, type Row } from './stats.ts';
 
 const SEQUENTIAL = Number(process.env.BENCH_SWAPS ?? 20);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
@@ -100,13 +101,6 @@ async function htlcEvents(client: PublicClient, htlc: Hex, fromBlock: bigint) {
   }
   return byOrder;
 }
-
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-};
-
-type Row = Record<string, string | number>;
 
 /** Runs the settlement benches (instant mining, then one-second blocks); returns the table rows. */
 export async function benchSettlement(kind: StoreKind = process.env.DATABASE_URL ? 'postgres' : 'pglite'): Promise<Row[]> {

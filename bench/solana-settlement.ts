@@ -20,25 +20,13 @@ import { devAccount, privateKeyOf } from '../src/localnet/accounts.ts';
 import { startDev } from '../src/localnet/dev.ts';
 import type { StoreKind } from '../src/store/database.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
-import { devApi } from './dev-api.ts';
+import { devApi, type DevOrder } from './dev-api.ts';
+import { quantile, type Row } from './stats.ts';
 
 const SWAPS = Number(process.env.BENCH_SOL_SWAPS ?? 50);
 const LAMPORTS = 500_000_000n;
 const POLL_MS = 200;
 const TIMEOUT_MS = 300_000;
-
-type Row = Record<string, string | number>;
-
-interface Order {
-  status: string;
-  source_swap: { initiate_block_number: string; redeem_block_number: string };
-}
-
-/** The value at fraction `q` of the sorted values (nearest rank). */
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-};
 
 export async function benchSolanaSettlement(kind: StoreKind = process.env.DATABASE_URL ? 'postgres' : 'pglite', swaps = SWAPS): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-bench-sol-'));
@@ -58,9 +46,9 @@ export async function benchSolanaSettlement(kind: StoreKind = process.env.DATABA
     const quotes = (await api(`/v2/quote?from=solana_localnet:sol&to=arbitrum_localnet:wbtc&from_amount=${LAMPORTS}`)) as Array<{ solver_id: string; destination: { amount: string } }>;
     const best = quotes[0]!;
 
-    const follow = async (id: string): Promise<Order> => {
+    const follow = async (id: string): Promise<DevOrder> => {
       for (const until = Date.now() + TIMEOUT_MS; ; await new Promise((r) => setTimeout(r, POLL_MS))) {
-        const order = (await api(`/v2/orders/${id}`)) as Order;
+        const order = (await api(`/v2/orders/${id}`)) as DevOrder;
         if (order.status === 'completed') return order;
         if (Date.now() > until) throw new Error(`order ${id} did not complete: ${order.status}`);
       }

@@ -22,6 +22,7 @@ import { localnetRegistry, seedBasics, SOLVER } from '../test/helpers/fixtures.t
 import { solanaProgramsForSuite } from '../test/helpers/solana.ts';
 import { fundedSigner, localnetRpc, rawRpc, sendWire, signedTransaction, type SolanaRpc } from '../test/helpers/solana-localnet.ts';
 import { createDatabase, StatementCounter } from '../test/helpers/stores.ts';
+import type { Row } from './stats.ts';
 
 const CHAIN = 'solana_localnet';
 const SIZES = [100, 1_000, 10_000];
@@ -30,8 +31,6 @@ const SLOTS = Number(process.env.BENCH_SOL_SLOTS ?? 20);
 const PER_SLOT = 500;
 const AMOUNT = 1_000_000n;
 const EXPIRES_IN_SLOTS = 1_000_000n;
-
-type Row = Record<string, string | number>;
 
 /** One swap: its secret, and its swap account's id as the watcher records it (hex of the PDA). */
 interface Swap {

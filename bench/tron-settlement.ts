@@ -36,7 +36,8 @@ import { startTronLocalnet } from '../src/localnet/tron/local-chain.ts';
 import type { StoreKind } from '../src/store/database.ts';
 import { signGaslessInitiate, type InitiateTypedData } from '../test/helpers/gasless.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
-import { devApi } from './dev-api.ts';
+import { devApi, type DevOrder } from './dev-api.ts';
+import { quantile, type Row } from './stats.ts';
 
 const SWAPS = Number(process.env.BENCH_TRON_SWAPS ?? 50);
 const FROM = 'tron_localnet:usdt';
@@ -50,19 +51,6 @@ const CLIENT_TRX_SUN = 1_000_000_000n;
 /** How often a client reads its order (and its approval) while it waits, as a wallet's status screen would. */
 const POLL_MS = 500;
 const TIMEOUT_MS = 300_000;
-
-type Row = Record<string, string | number>;
-
-interface Order {
-  status: string;
-  source_swap: { initiate_block_number: string; redeem_block_number: string };
-}
-
-/** The value at fraction `q` of the sorted values (nearest rank). */
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-};
 
 const listed = (ids: string | string[]) => (typeof ids === 'string' ? [ids] : ids);
 
@@ -140,9 +128,9 @@ export async function benchTronSettlement(kind: StoreKind = process.env.DATABASE
       const api = devApi(dev);
       const sleep = () => new Promise((r) => setTimeout(r, POLL_MS));
 
-      const follow = async (id: string): Promise<Order> => {
+      const follow = async (id: string): Promise<DevOrder> => {
         for (const until = Date.now() + TIMEOUT_MS; ; await sleep()) {
-          const order = (await api(`/v2/orders/${id}`)) as Order;
+          const order = (await api(`/v2/orders/${id}`)) as DevOrder;
           if (order.status === 'completed') return order;
           if (Date.now() > until) throw new Error(`order ${id} did not complete: ${order.status}`);
         }

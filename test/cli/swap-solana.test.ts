@@ -12,8 +12,12 @@ import { BIN, envFor, runHashlock, startHashlockDev, type RunningDev } from '../
 import { address, createSolanaRpc, type Address, type Signature } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { createPublicClient, erc20Abi, http, type Address as EvmAddress } from 'viem';
-import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
 import { solanaProgramsForSuite } from '../helpers/solana.ts';
+import { litecoindOrSkip } from '../helpers/litecoin.ts';
+import { printed, change, quoted } from '../helpers/swap-output.ts';
+
+/** What the Litecoin tests run, as a skip names it. */
+const LITECOIN_SWAPS = 'the SOL <-> LTC swaps';
 
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 
@@ -53,15 +57,6 @@ const skipped = (t: TestContext) => {
   return true;
 };
 
-/** False (the test is skipped loudly) when litecoind is not installed; in CI that fails. */
-function litecoinOrSkip(t: TestContext): boolean {
-  if (findLitecoind()) return true;
-  if (process.env.CI) throw new Error('litecoind is not on the PATH: .ci/run installs it (apt-get install litecoind)');
-  console.warn('\n!!! SKIPPED: litecoind is not on the PATH; install it (apt-get install litecoind) to run the SOL <-> LTC swaps\n');
-  t.skip('litecoind is not installed');
-  return false;
-}
-
 // The chains, read directly.
 const lamports = async () => (await rpc.getBalance(user, { commitment: 'confirmed' }).send()).value;
 async function usdc(): Promise<bigint> {
@@ -86,18 +81,6 @@ async function solanaTx(signature: string) {
   return tx;
 }
 
-// What the command printed.
-function printed(stdout: string, label: 'before' | 'after', asset: string): bigint {
-  const m = new RegExp(`^\\s*${label}\\s+${asset.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+(\\d+)`, 'm').exec(stdout);
-  assert.ok(m, `no "${label}" balance of ${asset} in:\n${stdout}`);
-  return BigInt(m[1]!);
-}
-const change = (stdout: string, asset: string) => printed(stdout, 'after', asset) - printed(stdout, 'before', asset);
-function quoted(stdout: string): bigint {
-  const m = /^Quote: \d+ \S+ -> (\d+) /m.exec(stdout);
-  assert.ok(m, stdout);
-  return BigInt(m[1]!);
-}
 async function swap(from: string, to: string, amount: bigint, timeoutSeconds = 120) {
   const res = await run(['swap', '--from', from, '--to', to, '--amount', amount.toString(), '--timeout', String(timeoutSeconds)]);
   assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput()}`);
@@ -214,7 +197,7 @@ test('hashlock swap: ethereum WBTC -> USDC: the service redeems the USDC to the 
 });
 
 test('hashlock swap: SOL -> LTC and LTC -> SOL', { timeout: 400_000 }, async (t) => {
-  if (skipped(t) || !litecoinOrSkip(t)) return;
+  if (skipped(t) || !litecoindOrSkip(t, LITECOIN_SWAPS)) return;
   const sol = 1_000_000_000n;
   const toLtc = await swap('solana_localnet:sol', 'litecoin_localnet:ltc', sol, 150);
   await assertSolSource(toLtc, sol);

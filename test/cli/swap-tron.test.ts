@@ -7,14 +7,18 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test, type TestContext } from 'node:test';
+import { after, before, test } from 'node:test';
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';
 import { TronApi } from '../../src/chains/tron/api.ts';
 import { TronHtlcReader } from '../../src/chains/tron/htlc-reads.ts';
 import { hex41 } from '../../src/chains/tron/transactions.ts';
-import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
 import { envFor, runHashlock, startHashlockDev, type RunningDev } from '../helpers/hashlock-cli.ts';
 import { solanaProgramsForSuite } from '../helpers/solana.ts';
+import { litecoindOrSkip } from '../helpers/litecoin.ts';
+import { printed, change, quoted } from '../helpers/swap-output.ts';
+
+/** What the Litecoin tests run, as a skip names it. */
+const LITECOIN_SWAPS = 'the USDT <-> LTC swaps';
 
 const USDT = 'tron_localnet:usdt';
 
@@ -41,15 +45,6 @@ after(async () => {
 const readDevnetJson = () => JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
 const userTron = (): string => readDevnetJson().accounts.user.tron.address;
 
-/** False (the test is skipped loudly) when litecoind is not installed; in CI that fails. */
-function litecoinOrSkip(t: TestContext): boolean {
-  if (findLitecoind()) return true;
-  if (process.env.CI) throw new Error('litecoind is not on the PATH: .ci/run installs it (apt-get install litecoind)');
-  console.warn('\n!!! SKIPPED: litecoind is not on the PATH; install it (apt-get install litecoind) to run the USDT <-> LTC swaps\n');
-  t.skip('litecoind is not installed');
-  return false;
-}
-
 // The chains, read directly.
 const usdt = () => reader.trc20Balance(readDevnetJson().chains.tron_localnet.contracts.usdt, userTron());
 async function evmToken(assetId: string): Promise<bigint> {
@@ -62,18 +57,6 @@ async function evmToken(assetId: string): Promise<bigint> {
   return client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [devnet.accounts.user.address] });
 }
 
-// What the command printed.
-function printed(stdout: string, label: 'before' | 'after', asset: string): bigint {
-  const m = new RegExp(`^\\s*${label}\\s+${asset.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+(\\d+)`, 'm').exec(stdout);
-  assert.ok(m, `no "${label}" balance of ${asset} in:\n${stdout}`);
-  return BigInt(m[1]!);
-}
-const change = (stdout: string, asset: string) => printed(stdout, 'after', asset) - printed(stdout, 'before', asset);
-function quoted(stdout: string): bigint {
-  const m = /^Quote: \d+ \S+ -> (\d+) /m.exec(stdout);
-  assert.ok(m, `no quote line in:\n${stdout}`);
-  return BigInt(m[1]!);
-}
 async function swap(from: string, to: string, amount: bigint, timeoutSeconds = 120): Promise<string> {
   const res = await runHashlock(['swap', '--from', from, '--to', to, '--amount', amount.toString(), '--timeout', String(timeoutSeconds)], envFor(dataDir), (timeoutSeconds + 30) * 1000);
   assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${dev?.output() ?? ''}`);
@@ -124,7 +107,7 @@ test('hashlock swap: ethereum WBTC -> Tron USDT: a gasless WBTC initiate, the se
 });
 
 test('hashlock swap: Tron USDT -> LTC and LTC -> Tron USDT', { timeout: 400_000 }, async (t) => {
-  if (!litecoinOrSkip(t)) return;
+  if (!litecoindOrSkip(t, LITECOIN_SWAPS)) return;
   const amount = 10_000_000n;
   const toLtc = await swap(USDT, 'litecoin_localnet:ltc', amount, 150);
   await assertTronSource(toLtc, amount);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test, type TestContext } from 'node:test';
+import { after, before, test } from 'node:test';
 import { envFor, runHashlock, startHashlockDev, type RunningDev } from '../helpers/hashlock-cli.ts';
 import { SseClient, type SseEvent } from '../helpers/sse.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
@@ -14,7 +14,11 @@ import { waitFor } from '../helpers/wait.ts';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.ts';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { bitcoinRpcFor } from '../../src/chains/bitcoin/rpc.ts';
-import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
+import { litecoindOrSkip } from '../helpers/litecoin.ts';
+import { printed, quoted } from '../helpers/swap-output.ts';
+
+/** What the Litecoin tests run, as a skip names it. */
+const LITECOIN_SWAPS = 'the Litecoin swaps of hashlock swap';
 
 const run = runHashlock;
 
@@ -31,19 +35,6 @@ before(async () => {
 after(async () => {
   await dev?.stop();
 });
-
-/** The balance the swap printed for `asset` in its "before" or "after" block. */
-function printed(stdout: string, label: 'before' | 'after', asset: string): bigint {
-  const m = new RegExp(`^\\s*${label}\\s+${asset.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+(\\d+)`, 'm').exec(stdout);
-  assert.ok(m, `no "${label}" balance of ${asset} in:\n${stdout}`);
-  return BigInt(m[1]!);
-}
-
-const quoted = (stdout: string): bigint => {
-  const m = /^Quote: \d+ \S+ -> (\d+) /m.exec(stdout);
-  assert.ok(m, stdout);
-  return BigInt(m[1]!);
-};
 
 function assertCompleted(res: { code: number | null; stdout: string; stderr: string }, from: string, to: string, amount: bigint) {
   assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput()}`);
@@ -168,15 +159,6 @@ test('hashlock swap: clear errors for an unknown asset and a missing devnet.json
   assert.match(badAmount.stderr, /--amount 1\.5: must be a positive whole number of base units/);
 });
 
-/** False (the test is skipped with a loud message) when litecoind is not installed; in CI that fails. */
-function litecoinOrSkip(t: TestContext): boolean {
-  if (findLitecoind()) return true;
-  if (process.env.CI) throw new Error('litecoind is not on the PATH: .ci/run installs it (apt-get install litecoind)');
-  console.warn('\n!!! SKIPPED: litecoind is not on the PATH; install it (apt-get install litecoind) to run the Litecoin swaps of hashlock swap\n');
-  t.skip('litecoind is not installed');
-  return false;
-}
-
 const readDevnetJson = () => JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
 
 /** The devnet's Litecoin node, from devnet.json (which must have it when litecoind is installed). */
@@ -212,7 +194,7 @@ const ltcSwapArgs = (from: string, to: string, amount: bigint) => ['swap', '--fr
 const statusesOf = (stdout: string) => [...stdout.matchAll(/^\s*\[\s*[\d.]+ s\] (\w+)$/gm)].map((m) => m[1]);
 
 test('hashlock swap: LTC -> arbitrum WBTC: the client pays the HTLC address from its coins and receives the quoted WBTC', { timeout: LTC_SWAP_TIMEOUT_MS }, async (t) => {
-  if (!litecoinOrSkip(t)) return;
+  if (!litecoindOrSkip(t, LITECOIN_SWAPS)) return;
   const amount = 10_000_000n;
   const res = await run(ltcSwapArgs('litecoin_localnet:ltc', 'arbitrum_localnet:wbtc', amount), envFor(dataDir), LTC_SWAP_TIMEOUT_MS);
   assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput()}`);
@@ -236,7 +218,7 @@ test('hashlock swap: LTC -> arbitrum WBTC: the client pays the HTLC address from
 });
 
 test('hashlock swap: ethereum WBTC -> LTC: a gasless initiate, and the service redeems the LTC to the user', { timeout: LTC_SWAP_TIMEOUT_MS }, async (t) => {
-  if (!litecoinOrSkip(t)) return;
+  if (!litecoindOrSkip(t, LITECOIN_SWAPS)) return;
   const amount = 100_000n;
   const res = await run(ltcSwapArgs('ethereum_localnet:wbtc', 'litecoin_localnet:ltc', amount), envFor(dataDir), LTC_SWAP_TIMEOUT_MS);
   assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}\n--- dev ---\n${devOutput()}`);

@@ -7,22 +7,19 @@
 // run through `hashlock swap` in test/cli/swap-tron.test.ts.)
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount, sign } from 'viem/accounts';
-import type { RegistryFile } from '../../src/chains/registry-schema.ts';
 import { TronApi } from '../../src/chains/tron/api.ts';
 import { TronHtlcReader } from '../../src/chains/tron/htlc-reads.ts';
 import { jobCall } from '../../src/chains/tron/jobs.ts';
 import { hex41, signTronCall } from '../../src/chains/tron/transactions.ts';
-import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-config.ts';
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { startDev, type Dev } from '../../src/localnet/dev.ts';
-import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
-import { tronAddressOf } from '../helpers/tron-localnet.ts';
+import { tronAddressOf, tronDevConfig } from '../helpers/tron-localnet.ts';
 import { until } from '../helpers/wait.ts';
 
 const evmUser = privateKeyToAccount(privateKeyOf(devAccount('user')));
@@ -41,26 +38,7 @@ let advanceTron: (blocks: number) => Promise<void>;
 
 before(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-tron-swap-'));
-  const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
-  const registryPath = join(dataDir, 'registry.json');
-  writeFileSync(registryPath, JSON.stringify({ ...localnet, chains: localnet.chains.filter((c) => c.chain === 'ethereum_localnet' || c.chain === 'tron_localnet') }));
-  const base = loadServiceConfig(DEV_CONFIG_PATH, {});
-  const solverId = base.solvers[0]!.id;
-  const config = {
-    ...base,
-    port: 0,
-    dataDir,
-    databaseUrl: undefined,
-    logLevel: 'warn',
-    registryPath,
-    prices: { ...base.prices, tether: 1 },
-    affiliateFeeAssets: ['ethereum_localnet:usdc'],
-    solvers: [{ ...base.solvers[0]!, addresses: { ethereum_localnet: SOLVER_EVM, tron_localnet: TRON_SOLVER } }],
-    strategies: [
-      { solver: solverId, from: ['tron_localnet:usdt'], to: ['ethereum_localnet:usdc'], fee_bips: 10 },
-      { solver: solverId, from: ['ethereum_localnet:usdc'], to: ['tron_localnet:usdt'], fee_bips: 10 },
-    ],
-  };
+  const config = tronDevConfig(dataDir);
   dev = await startDev(config);
   const tronChain = dev.chains.find((c) => c.chain.key === 'tron_localnet');
   assert.ok(tronChain, 'the devnet runs tron_localnet');

@@ -11,47 +11,27 @@
 // the executor call them. The executor is not run: besides the chain, it finds orders by each client's
 // address lowercased, and a lowercased base58 Tron address matches no order here (base58 matches exactly).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Garden, SecretManager } from '@gardenfi/core';
-import * as gardenUtils from '@gardenfi/utils';
 import { TronWeb } from 'tronweb';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { RegistryFile } from '../../src/chains/registry-schema.ts';
 import { TronApi } from '../../src/chains/tron/api.ts';
 import { TronHtlcReader } from '../../src/chains/tron/htlc-reads.ts';
 import { hex41 } from '../../src/chains/tron/transactions.ts';
-import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-config.ts';
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { startDev, type Dev } from '../../src/localnet/dev.ts';
 import { portIsFree } from '../../src/localnet/free-port.ts';
-import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
-import { tronAddressOf, tronPrivateKey } from '../helpers/tron-localnet.ts';
+import { tronAddressOf, tronDevConfig, tronPrivateKey } from '../helpers/tron-localnet.ts';
 import { until } from '../helpers/wait.ts';
+import { DigestKey, Network, type SdkOrder } from './sdk-types.ts';
 
 /** Where the SDK's `ethereum_localnet` expects its node. */
 const SDK_ETH_RPC = 'http://localhost:8545';
 
-// The SDK's declarations re-export most names with paths NodeNext cannot follow (as in garden-sdk.test.ts).
-const { DigestKey, Network } = gardenUtils as unknown as {
-  DigestKey: { generateRandom(): { val?: { digestKey: string } } };
-  Network: { LOCALNET: 'localnet' };
-};
-interface SdkSwap {
-  secret: string;
-  initiate_tx_hash: string;
-  redeem_tx_hash: string;
-  redeem_block_number: string | null;
-}
-interface SdkOrder {
-  order_id: string;
-  status: string;
-  source_swap: SdkSwap;
-  destination_swap: SdkSwap;
-}
 interface TxRequest {
   to: string;
   value: string;
@@ -80,26 +60,7 @@ let eth: PublicClient;
 
 before(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-garden-sdk-tron-'));
-  const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
-  const registryPath = join(dataDir, 'registry.json');
-  writeFileSync(registryPath, JSON.stringify({ ...localnet, chains: localnet.chains.filter((c) => c.chain === 'ethereum_localnet' || c.chain === 'tron_localnet') }));
-  const base = loadServiceConfig(DEV_CONFIG_PATH, {});
-  const solverId = base.solvers[0]!.id;
-  const config = {
-    ...base,
-    port: 0,
-    dataDir,
-    databaseUrl: undefined,
-    logLevel: 'warn',
-    registryPath,
-    prices: { ...base.prices, tether: 1 },
-    affiliateFeeAssets: ['ethereum_localnet:usdc'],
-    solvers: [{ ...base.solvers[0]!, addresses: { ethereum_localnet: SOLVER_EVM, tron_localnet: TRON_SOLVER } }],
-    strategies: [
-      { solver: solverId, from: ['tron_localnet:usdt'], to: ['ethereum_localnet:usdc'], fee_bips: 10 },
-      { solver: solverId, from: ['ethereum_localnet:usdc'], to: ['tron_localnet:usdt'], fee_bips: 10 },
-    ],
-  };
+  const config = tronDevConfig(dataDir);
   // Other test files may hold this port for a while (a `hashlock dev` of their own): wait for it.
   await until('port 8545 to be free', async () => ((await portIsFree(8545)) ? true : undefined), 180_000, 250);
   dev = await startDev(config, { wellKnownPorts: true });
@@ -165,6 +126,24 @@ async function sdkCreateOrder(from: { asset: string; owner: string }, to: { asse
   return { created: created.val, order: created.val as unknown as CreatedOrder, secret: secret.val!.secret, receive };
 }
 
+/** The user's and the solver's balances on both chains. */
+const balances = async () => ({ usdt: await usdtOf(TRON_USER), trx: await trxOf(TRON_USER), usdc: await usdcOf(evmUser.address), solverUsdt: await usdtOf(TRON_SOLVER), solverUsdc: await usdcOf(SOLVER_EVM) });
+
+/** The order once the SDK reads it as `Awaiting Redeem` (its destination funded), waiting for `what`. */
+const awaitingRedeem = (orderId: string, what: string) =>
+  until(what, async () => {
+    const o = await sdkOrder(orderId);
+    return o.status === 'Awaiting Redeem' ? o : undefined;
+  }, 90_000, 300);
+
+/** The order once the service states it `completed`, as the SDK reads it then: `Redeemed`. */
+async function redeemedOrder(orderId: string): Promise<SdkOrder> {
+  await until('the order to be completed', async () => ((await serviceStatus(orderId)) === 'completed' ? true : undefined), 120_000, 300);
+  const done = await sdkOrder(orderId);
+  assert.equal(done.status, 'Redeemed', 'the SDK reads the order as Redeemed');
+  return done;
+}
+
 const tronHead = async () => (await tronWeb.trx.getCurrentBlock()).block_header.raw_data.number;
 
 /** The user's Tron transactions in blocks `fromBlock`+1 to the head, with the TRX each one burnt. */
@@ -192,22 +171,17 @@ test("Garden's TronRelay initiates Tron USDT -> ethereum_localnet USDC itself (a
   assert.equal(garden.htlcs.tron?.htlcActorAddress, TRON_USER, 'the TronRelay acts as the TronWeb\'s account');
 
   const startBlock = await tronHead();
-  const before = { usdt: await usdtOf(TRON_USER), trx: await trxOf(TRON_USER), usdc: await usdcOf(evmUser.address), solverUsdt: await usdtOf(TRON_SOLVER), solverUsdc: await usdcOf(SOLVER_EVM) };
+  const before = await balances();
 
   const initiated = await garden.htlcs.tron!.initiate(created as never);
   assert.ok(initiated.ok, `the SDK's Tron initiate failed: ${initiated.error}`);
-  const funded = await until('the SDK to see the destination funded', async () => {
-    const o = await sdkOrder(order.order_id);
-    return o.status === 'Awaiting Redeem' ? o : undefined;
-  }, 90_000, 300);
+  const funded = await awaitingRedeem(order.order_id, 'the SDK to see the destination funded');
   assert.equal(funded.source_swap.initiate_tx_hash.replace(/^0x/, ''), initiated.val, 'the order records the SDK\'s initiate transaction');
 
   // What the SDK's executor does for an EVM destination: EvmRelay.redeem (PATCH ?action=redeem).
   const redeemed = await garden.htlcs.evm!.redeem(funded, secret);
   assert.ok(redeemed.ok, `the SDK's EVM redeem failed: ${redeemed.error}`);
-  await until('the order to be completed', async () => ((await serviceStatus(order.order_id)) === 'completed' ? true : undefined), 120_000, 300);
-  const done = await sdkOrder(order.order_id);
-  assert.equal(done.status, 'Redeemed', 'the SDK reads the order as Redeemed');
+  const done = await redeemedOrder(order.order_id);
   assert.equal(done.destination_swap.secret.replace(/^0x/, ''), secret.replace(/^0x/, ''), "the destination was redeemed with the SDK's secret");
 
   const sent = await userTronTransactions(startBlock);
@@ -226,20 +200,15 @@ test("ethereum_localnet USDC -> Tron USDT: the SDK's gasless EVM initiate; Garde
   const amount = 5_000_000n;
   const { created, order, secret, receive } = await sdkCreateOrder({ asset: 'ethereum_localnet:usdc', owner: evmUser.address }, { asset: 'tron_localnet:usdt', owner: TRON_USER }, amount);
   const startBlock = await tronHead();
-  const before = { usdt: await usdtOf(TRON_USER), trx: await trxOf(TRON_USER), usdc: await usdcOf(evmUser.address), solverUsdt: await usdtOf(TRON_SOLVER), solverUsdc: await usdcOf(SOLVER_EVM) };
+  const before = await balances();
 
   const initiated = await garden.htlcs.evm!.initiate(created as never);
   assert.ok(initiated.ok, `the SDK's EVM initiate failed: ${initiated.error}`);
-  const funded = await until('the solver to fund the Tron destination', async () => {
-    const o = await sdkOrder(order.order_id);
-    return o.status === 'Awaiting Redeem' ? o : undefined;
-  }, 90_000, 300);
+  const funded = await awaitingRedeem(order.order_id, 'the solver to fund the Tron destination');
 
   const redeemed = await garden.htlcs.tron!.redeem(funded, secret);
   assert.ok(redeemed.ok, `the SDK's Tron redeem failed: ${redeemed.error}`);
-  await until('the order to be completed', async () => ((await serviceStatus(order.order_id)) === 'completed' ? true : undefined), 120_000, 300);
-  const done = await sdkOrder(order.order_id);
-  assert.equal(done.status, 'Redeemed', 'the SDK reads the order as Redeemed');
+  const done = await redeemedOrder(order.order_id);
   // The relayer answers "" when its job has not gone out within 5 s (a slow machine); else its hash.
   if (redeemed.val) assert.equal(done.destination_swap.redeem_tx_hash.replace(/^0x/, ''), redeemed.val.replace(/^0x/, ''), 'the redeem is the transaction the relayer answered the SDK with');
 

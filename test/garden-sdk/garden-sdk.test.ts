@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Garden, SecretManager } from '@gardenfi/core';
 import { AssetManager, ParseOrderStatus } from '@gardenfi/orderbook';
-import * as gardenUtils from '@gardenfi/utils';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hash, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-config.ts';
@@ -17,6 +16,7 @@ import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { startDev, type Dev } from '../../src/localnet/dev.ts';
 import { portIsFree } from '../../src/localnet/free-port.ts';
 import { until } from '../helpers/wait.ts';
+import { DigestKey, Network, type SdkOrder } from './sdk-types.ts';
 
 /** Where the SDK's localnet chains (`ethereum_localnet`, `arbitrum_localnet`) expect their nodes. */
 const SDK_RPC = { ethereum_localnet: 'http://localhost:8545', arbitrum_localnet: 'http://localhost:8546' } as const;
@@ -30,24 +30,6 @@ const SDK_WBTC_HTLC: Record<ChainKey, Address> = {
   ethereum_localnet: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
   arbitrum_localnet: '0x0165878A594ca255338adfa4d48449f69242Eb8F',
 };
-
-// The SDK's declarations re-export most names with paths NodeNext cannot follow, so what this test
-// reads of them is typed here by hand.
-const { DigestKey, Network } = gardenUtils as unknown as {
-  DigestKey: { generateRandom(): { val?: { digestKey: string } } };
-  Network: { LOCALNET: 'localnet' };
-};
-interface SdkSwap {
-  secret: string;
-  redeem_tx_hash: string;
-  redeem_block_number: string | null;
-}
-interface SdkOrder {
-  order_id: string;
-  status: string;
-  source_swap: SdkSwap;
-  destination_swap: SdkSwap;
-}
 
 const BLACKLISTED = 'arbitrum_localnet:usdc -> ethereum_localnet:*';
 

@@ -56,3 +56,15 @@ export async function confirmedBalance(node: LitecoinNode, address: string): Pro
   const scan = await node.rpc.call<{ total_amount: number }>('scantxoutset', ['start', [`addr(${address})`]]);
   return satoshis(scan.total_amount);
 }
+
+/**
+ * For tests that run swaps on `hashlock dev`'s Litecoin chain: false (the test is skipped loudly) when
+ * litecoind is not installed, naming `what` they would have run; in CI that fails.
+ */
+export function litecoindOrSkip(t: TestContext, what: string): boolean {
+  if (findLitecoind()) return true;
+  if (process.env.CI) throw new Error('litecoind is not on the PATH: .ci/run installs it (apt-get install litecoind)');
+  console.warn(`\n!!! SKIPPED: litecoind is not on the PATH; install it (apt-get install litecoind) to run ${what}\n`);
+  t.skip('litecoind is not installed');
+  return false;
+}

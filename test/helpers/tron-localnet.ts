@@ -1,13 +1,16 @@
 // The local Tron chain in tests: its registry entry (config/registry.localnet.json's tron_localnet), a
 // chain started on free ports with the test USDT and HTLC deployed, the service's API client of it, an
-// unmodified TronWeb per dev account, and a job's engine ticked until it settles there.
-import { readFileSync } from 'node:fs';
+// unmodified TronWeb per dev account, a job's engine ticked until it settles there, and the dev config
+// on tron_localnet and ethereum_localnet alone.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TronWeb } from 'tronweb';
 import { Registry, type Chain } from '../../src/chains/registry.ts';
 import type { RegistryChain, RegistryFile } from '../../src/chains/registry-schema.ts';
 import { LOCALNET_REGISTRY_PATH } from './fixtures.ts';
 import { evmHexToTron } from '../../src/chains/tron/address.ts';
 import { TronApi } from '../../src/chains/tron/api.ts';
+import { DEV_CONFIG_PATH, loadServiceConfig, type ServiceConfig } from '../../src/config/service-config.ts';
 import { devAccount, privateKeyOf, type DEV_ACCOUNTS } from '../../src/localnet/accounts.ts';
 import { deployTronLocalnet, type TronDeployment } from '../../src/localnet/tron/devnet.ts';
 import { startTronLocalnet, type TronLocalnet, type TronLocalnetOptions } from '../../src/localnet/tron/local-chain.ts';
@@ -50,6 +53,34 @@ export async function startTronTestChain(options: TronLocalnetOptions = {}): Pro
     await localnet.stop();
     throw err;
   }
+}
+
+/**
+ * The dev config on tron_localnet and ethereum_localnet alone (its registry written to `dataDir`), in
+ * process on PGlite: the solver quotes Tron USDT <-> ethereum_localnet USDC both ways at 10 bips,
+ * USDT priced at 1, the affiliate fee taken in USDC.
+ */
+export function tronDevConfig(dataDir: string): ServiceConfig {
+  const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
+  const registryPath = join(dataDir, 'registry.json');
+  writeFileSync(registryPath, JSON.stringify({ ...localnet, chains: localnet.chains.filter((c) => c.chain === 'ethereum_localnet' || c.chain === 'tron_localnet') }));
+  const base = loadServiceConfig(DEV_CONFIG_PATH, {});
+  const solverId = base.solvers[0]!.id;
+  return {
+    ...base,
+    port: 0,
+    dataDir,
+    databaseUrl: undefined,
+    logLevel: 'warn',
+    registryPath,
+    prices: { ...base.prices, tether: 1 },
+    affiliateFeeAssets: ['ethereum_localnet:usdc'],
+    solvers: [{ ...base.solvers[0]!, addresses: { ethereum_localnet: devAccount('solver').address, tron_localnet: tronAddressOf('solver') } }],
+    strategies: [
+      { solver: solverId, from: ['tron_localnet:usdt'], to: ['ethereum_localnet:usdc'], fee_bips: 10 },
+      { solver: solverId, from: ['ethereum_localnet:usdc'], to: ['tron_localnet:usdt'], fee_bips: 10 },
+    ],
+  };
 }
 
 /** A dev account's private key as TronWeb takes it (hex, no 0x). */
