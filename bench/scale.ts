@@ -62,6 +62,23 @@ async function loopDelay(apiUrl: string): Promise<{ p99: number; max: number } |
   }
 }
 
+/**
+ * The service's own timing of `GET /v2/orders/{id}` (its request-duration histogram: from the request
+ * read to the answer sent), as the bucket its p99 falls in: what the handler costs, without the wait
+ * for the event loop before the request is read.
+ */
+async function serverSideOrderReads(apiUrl: string): Promise<string> {
+  const text = await (await fetch(`${apiUrl}/metrics`)).text();
+  const buckets = [...text.matchAll(/^hashlock_http_request_duration_seconds_bucket\{le="([^"]+)",method="GET",route="\/v2\/orders\/:order",status_code="200"\} (\d+)$/gm)].map((m) => ({
+    le: m[1] === '+Inf' ? Infinity : Number(m[1]) * 1000,
+    count: Number(m[2]),
+  }));
+  const total = buckets.at(-1)?.count ?? 0;
+  const p99 = buckets.find((b) => b.count >= total * 0.99);
+  const p50 = buckets.find((b) => b.count >= total * 0.5);
+  return total === 0 ? 'no reads counted' : `${total} reads: p50 <= ${p50?.le} ms, p99 <= ${p99?.le} ms`;
+}
+
 interface Devnet {
   api_url: string;
   app_key: string;
@@ -183,6 +200,7 @@ export async function benchScale(options: { swaps: number; kind: StoreKind; sett
     const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
 
+    const serverSide = await serverSideOrderReads(devnet.api_url).catch((err: unknown) => `no /metrics (${(err as Error).message})`);
     await new Promise((r) => setTimeout(r, options.settleSeconds * 1000));
     if (process.env.BENCH_HEAP_SNAPSHOT) process.kill(pid, 'SIGUSR2');
     const afterMb = rssMb(pid);
@@ -197,6 +215,7 @@ export async function benchScale(options: { swaps: number; kind: StoreKind; sett
         note,
       },
       { measure: `GET /v2/orders/{id} while they run (${READERS} readers)`, result: `${reads.length} reads, p50 ${quantile(reads, 0.5).toFixed(1)} ms, p99 ${quantile(reads, 0.99).toFixed(1)} ms`, note },
+      { measure: 'the same reads as the service timed them (its request-duration histogram)', result: serverSide, note },
       {
         measure: "the service's event-loop delay while they run (per second)",
         result: `p99 of each second: median ${quantile(delays.map((d) => d.p99), 0.5).toFixed(0)} ms, worst ${Math.max(...delays.map((d) => d.p99)).toFixed(0)} ms; longest stall ${Math.max(...delays.map((d) => d.max)).toFixed(0)} ms`,
