@@ -85,7 +85,7 @@ interface Devnet {
   chains: Record<string, { rpc_url: string; contracts: { wbtc: Address; wbtcHtlc: Address } }>;
 }
 
-export async function benchScale(options: { swaps: number; kind: StoreKind; settleSeconds: number; profileDir?: string }): Promise<Row[]> {
+export async function benchScale(options: { swaps: number; kind: StoreKind; settleSeconds: number; runs?: number; profileDir?: string }): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-bench-scale-'));
   const database = options.kind === 'postgres' ? await createDatabase(process.env.DATABASE_URL!, 'hashlock_scale') : undefined;
   const env: NodeJS.ProcessEnv = { ...process.env, HASHLOCK_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', HASHLOCK_SECRET_KEY: randomBytes(32).toString('hex') };
@@ -141,92 +141,94 @@ export async function benchScale(options: { swaps: number; kind: StoreKind; sett
 
     const quote = (await call(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as Array<{ destination: { amount: string } }>;
     const destinationAmount = quote[0]!.destination.amount;
-    let peakMb = idleMb;
-    let peakParts = idleParts;
-    const memory = setInterval(() => {
-      const now = rssMb(pid) || 0;
-      if (now > peakMb) {
-        peakMb = now;
-        void memoryBreakdown(devnet.api_url).then((parts) => (peakParts = parts));
-      }
-    }, 250);
-    const orderIds: string[] = [];
-    const reads: number[] = [];
-    let running = true;
-    const reader = async () => {
-      while (running) {
-        const id = orderIds[Math.floor(Math.random() * orderIds.length)];
-        if (!id) {
-          await new Promise((r) => setTimeout(r, 50));
-          continue;
-        }
-        const t0 = performance.now();
-        await call(`/v2/orders/${id}`);
-        reads.push(performance.now() - t0);
-      }
-    };
-
-    const started = performance.now();
-    const swap = async (): Promise<number> => {
-      const created = await call('/v2/orders', {
-        method: 'POST',
-        body: {
-          source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
-          destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount },
-          nonce: randomBytes(10).toString('hex'),
-        },
-      });
-      const id = created.order_id as string;
-      orderIds.push(id);
-      const stream = await SseClient.open(`${devnet.api_url}/v2/orders/${id}/events`, { 'service-app-id': appKey });
-      try {
-        if (stream.response.statusCode !== 200) throw new Error(`events of ${id}: ${stream.response.statusCode} ${await stream.text()}`);
-        await call(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature: await signGaslessInitiate(user, created.typed_data) } });
-        await stream.until(() => stream.data().some((e) => e.status === 'completed'), SWAP_TIMEOUT_MS, `order ${id} to complete`);
-        return (performance.now() - started) / 1000;
-      } finally {
-        stream.close();
-      }
-    };
-    const readers = Array.from({ length: READERS }, reader);
-    const delays: Array<{ p99: number; max: number }> = [];
-    const lagSampler = setInterval(() => void loopDelay(devnet.api_url).then((d) => d && delays.push(d)), 1_000);
-    const results = await Promise.allSettled(Array.from({ length: options.swaps }, swap));
-    const wall = (performance.now() - started) / 1000;
-    running = false;
-    clearInterval(lagSampler);
-    await Promise.allSettled(readers);
-    clearInterval(memory);
-    const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-
-    const serverSide = await serverSideOrderReads(devnet.api_url).catch((err: unknown) => `no /metrics (${(err as Error).message})`);
-    await new Promise((r) => setTimeout(r, options.settleSeconds * 1000));
-    if (process.env.BENCH_HEAP_SNAPSHOT) process.kill(pid, 'SIGUSR2');
-    const afterMb = rssMb(pid);
-    const afterParts = await memoryBreakdown(devnet.api_url);
-    if (process.env.BENCH_HEAP_SNAPSHOT) await new Promise((r) => setTimeout(r, 20_000)); // the snapshot is written
-    await stopDev();
     const note = `${options.kind}; hashlock dev in its own process, 1 s EVM blocks; clients follow the event streams`;
-    const rows: Row[] = [
-      {
-        measure: `${options.swaps} gasless swaps at once`,
-        result: `${done.length}/${options.swaps} completed, ${(done.length / wall).toFixed(1)} swaps/s; first ${Math.min(...done).toFixed(1)} s, median ${quantile(done, 0.5).toFixed(1)} s, last ${Math.max(...done).toFixed(1)} s${failure ? `; first failure: ${String(failure.reason)}` : ''}`,
-        note,
-      },
-      { measure: `GET /v2/orders/{id} while they run (${READERS} readers)`, result: `${reads.length} reads, p50 ${quantile(reads, 0.5).toFixed(1)} ms, p99 ${quantile(reads, 0.99).toFixed(1)} ms`, note },
-      { measure: 'the same reads as the service timed them (its request-duration histogram)', result: serverSide, note },
-      {
-        measure: "the service's event-loop delay while they run (per second)",
-        result: `p99 of each second: median ${quantile(delays.map((d) => d.p99), 0.5).toFixed(0)} ms, worst ${Math.max(...delays.map((d) => d.p99)).toFixed(0)} ms; longest stall ${Math.max(...delays.map((d) => d.max)).toFixed(0)} ms`,
-        note,
-      },
-      {
-        measure: 'the service process resident memory',
-        result: `${idleMb.toFixed(0)} MB started (${idleParts}), ${peakMb.toFixed(0)} MB peak (${peakParts}), ${afterMb.toFixed(0)} MB ${options.settleSeconds} s after (${afterParts})`,
-        note,
-      },
-    ];
+    const rows: Row[] = [{ measure: 'the service process resident memory once started', result: `${idleMb.toFixed(0)} MB (${idleParts})`, note }];
+
+    /** One burst of `options.swaps` swaps at once, then the settle time; its rows. */
+    const burst = async (run: string): Promise<Row[]> => {
+      let peakMb = rssMb(pid);
+      let peakParts = '';
+      const memory = setInterval(() => {
+        const now = rssMb(pid) || 0;
+        if (now > peakMb) {
+          peakMb = now;
+          void memoryBreakdown(devnet.api_url).then((parts) => (peakParts = parts));
+        }
+      }, 250);
+      const orderIds: string[] = [];
+      const reads: number[] = [];
+      let running = true;
+      const reader = async () => {
+        while (running) {
+          const id = orderIds[Math.floor(Math.random() * orderIds.length)];
+          if (!id) {
+            await new Promise((r) => setTimeout(r, 50));
+            continue;
+          }
+          const t0 = performance.now();
+          await call(`/v2/orders/${id}`);
+          reads.push(performance.now() - t0);
+        }
+      };
+
+      const started = performance.now();
+      const swap = async (): Promise<number> => {
+        const created = await call('/v2/orders', {
+          method: 'POST',
+          body: {
+            source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
+            destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount },
+            nonce: randomBytes(10).toString('hex'),
+          },
+        });
+        const id = created.order_id as string;
+        orderIds.push(id);
+        const stream = await SseClient.open(`${devnet.api_url}/v2/orders/${id}/events`, { 'service-app-id': appKey });
+        try {
+          if (stream.response.statusCode !== 200) throw new Error(`events of ${id}: ${stream.response.statusCode} ${await stream.text()}`);
+          await call(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature: await signGaslessInitiate(user, created.typed_data) } });
+          await stream.until(() => stream.data().some((e) => e.status === 'completed'), SWAP_TIMEOUT_MS, `order ${id} to complete`);
+          return (performance.now() - started) / 1000;
+        } finally {
+          stream.close();
+        }
+      };
+      const readers = Array.from({ length: READERS }, reader);
+      const delays: Array<{ p99: number; max: number }> = [];
+      const lagSampler = setInterval(() => void loopDelay(devnet.api_url).then((d) => d && delays.push(d)), 1_000);
+      const results = await Promise.allSettled(Array.from({ length: options.swaps }, swap));
+      const wall = (performance.now() - started) / 1000;
+      running = false;
+      clearInterval(lagSampler);
+      await Promise.allSettled(readers);
+      clearInterval(memory);
+      const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      const serverSide = await serverSideOrderReads(devnet.api_url).catch((err: unknown) => `no /metrics (${(err as Error).message})`);
+      await new Promise((r) => setTimeout(r, options.settleSeconds * 1000));
+      if (process.env.BENCH_HEAP_SNAPSHOT) process.kill(pid, 'SIGUSR2');
+      const afterMb = rssMb(pid);
+      const afterParts = await memoryBreakdown(devnet.api_url);
+      if (process.env.BENCH_HEAP_SNAPSHOT) await new Promise((r) => setTimeout(r, 20_000)); // the snapshot is written
+      return [
+        {
+          measure: `${run}${options.swaps} gasless swaps at once`,
+          result: `${done.length}/${options.swaps} completed, ${(done.length / wall).toFixed(1)} swaps/s; first ${Math.min(...done).toFixed(1)} s, median ${quantile(done, 0.5).toFixed(1)} s, last ${Math.max(...done).toFixed(1)} s${failure ? `; first failure: ${String(failure.reason)}` : ''}`,
+          note,
+        },
+        { measure: `${run}GET /v2/orders/{id} while they run (${READERS} readers)`, result: `${reads.length} reads, p50 ${quantile(reads, 0.5).toFixed(1)} ms, p99 ${quantile(reads, 0.99).toFixed(1)} ms`, note },
+        { measure: `${run}the order reads as the service timed them, since it started (its request-duration histogram)`, result: serverSide, note },
+        {
+          measure: `${run}the service's event-loop delay while they run (per second)`,
+          result: `p99 of each second: median ${quantile(delays.map((d) => d.p99), 0.5).toFixed(0)} ms, worst ${Math.max(...delays.map((d) => d.p99)).toFixed(0)} ms; longest stall ${Math.max(...delays.map((d) => d.max)).toFixed(0)} ms`,
+          note,
+        },
+        { measure: `${run}the service process resident memory`, result: `${peakMb.toFixed(0)} MB peak (${peakParts}), ${afterMb.toFixed(0)} MB ${options.settleSeconds} s after (${afterParts})`, note },
+      ];
+    };
+    const runs = options.runs ?? 1;
+    for (let run = 1; run <= runs; run++) rows.push(...(await burst(runs > 1 ? `run ${run} of ${runs}: ` : '')));
+    await stopDev();
     if (options.profileDir) rows.push({ measure: 'CPU profile: top self time', result: topFunctions(options.profileDir), note: options.profileDir });
     return rows;
   } finally {
@@ -271,6 +273,12 @@ export function topFunctions(dir: string, n = 15): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const swaps = Number(process.env.BENCH_SCALE_SWAPS ?? 1000);
   const kind: StoreKind = process.env.DATABASE_URL ? 'postgres' : 'pglite';
-  const rows = await benchScale({ swaps, kind, settleSeconds: Number(process.env.BENCH_SCALE_SETTLE_SECONDS ?? 300), ...(process.env.BENCH_PROFILE ? { profileDir: process.env.BENCH_PROFILE } : {}) });
+  const rows = await benchScale({
+    swaps,
+    kind,
+    settleSeconds: Number(process.env.BENCH_SCALE_SETTLE_SECONDS ?? 300),
+    runs: Number(process.env.BENCH_SCALE_RUNS ?? 1),
+    ...(process.env.BENCH_PROFILE ? { profileDir: process.env.BENCH_PROFILE } : {}),
+  });
   for (const row of rows) console.log(`${row.measure}:\n${row.result}\n`);
 }
