@@ -5,10 +5,14 @@
 // `GET /v2/orders/{id}/events` until `completed`, as docs/api.md recommends. The bench's app has its
 // own rate limit (`hashlock apps create --rate-limit`), as an integrator serving many users would.
 // Reported: swaps/s and the first / median / last completion; `GET /v2/orders/{id}` latency (p50,
-// p99) from 16 readers while the swaps run; the service's resident memory once started, at its peak
+// p99) from 16 readers on their own thread while the swaps run; the service's resident memory once started, at its peak
 // during the run and `BENCH_SCALE_SETTLE_SECONDS` after it; with `BENCH_PROFILE=<dir>`, the service's
 // CPU profile and its top functions by self time.
-// Run alone: BENCH_SCALE_SWAPS=1000 node --import tsx bench/scale.ts
+// With `steady`, swaps arrive at a steady rate instead (after five alone, the floor as measured), and
+// what the service adds to each is seen from the chains (bench/chain-observer.ts).
+// Run alone: BENCH_SCALE_SWAPS=1000 node --import tsx bench/scale.ts; a steady stream of 20 a second
+// for 60 s: BENCH_SCALE_RATE=20 BENCH_SCALE_SECONDS=60. BENCH_SCALE_RUNS runs the burst several times
+// on one service; BENCH_SCALE_SETTLE_SECONDS is the wait before memory is read after each.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -23,6 +27,8 @@ import type { StoreKind } from '../src/store/database.ts';
 import { signGaslessInitiate } from '../test/helpers/gasless.ts';
 import { SseClient } from '../test/helpers/sse.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
+import { hex0x, observeChain, serviceLatencies } from './chain-observer.ts';
+import { OrderReaders } from './order-readers.ts';
 import { quantile, type Row } from './stats.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
@@ -85,7 +91,19 @@ interface Devnet {
   chains: Record<string, { rpc_url: string; contracts: { wbtc: Address; wbtcHtlc: Address } }>;
 }
 
-export async function benchScale(options: { swaps: number; kind: StoreKind; settleSeconds: number; runs?: number; profileDir?: string }): Promise<Row[]> {
+export interface ScaleOptions {
+  /** Swaps started at once in each run. */
+  swaps: number;
+  kind: StoreKind;
+  /** How long after each run the memory is read. */
+  settleSeconds: number;
+  runs?: number;
+  /** A steady arrival of swaps instead of bursts. */
+  steady?: { rate: number; seconds: number };
+  profileDir?: string;
+}
+
+export async function benchScale(options: ScaleOptions): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-bench-scale-'));
   const database = options.kind === 'postgres' ? await createDatabase(process.env.DATABASE_URL!, 'hashlock_scale') : undefined;
   const env: NodeJS.ProcessEnv = { ...process.env, HASHLOCK_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', HASHLOCK_SECRET_KEY: randomBytes(32).toString('hex') };
@@ -144,6 +162,34 @@ export async function benchScale(options: { swaps: number; kind: StoreKind; sett
     const note = `${options.kind}; hashlock dev in its own process, 1 s EVM blocks; clients follow the event streams`;
     const rows: Row[] = [{ measure: 'the service process resident memory once started', result: `${idleMb.toFixed(0)} MB (${idleParts})`, note }];
 
+    /**
+     * One client's gasless swap: it creates its order, opens the order's event stream, signs and
+     * PATCHes the initiate, and waits for `completed` on the stream. Times in performance.now() ms.
+     */
+    const swap = async (readers?: OrderReaders): Promise<{ startedAt: number; doneAt: number; source: string; destination: string }> => {
+      const startedAt = performance.now();
+      const created = await call('/v2/orders', {
+        method: 'POST',
+        body: {
+          source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
+          destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount },
+          nonce: randomBytes(10).toString('hex'),
+        },
+      });
+      const id = created.order_id as string;
+      readers?.add(id);
+      const stream = await SseClient.open(`${devnet.api_url}/v2/orders/${id}/events`, { 'service-app-id': appKey });
+      try {
+        if (stream.response.statusCode !== 200) throw new Error(`events of ${id}: ${stream.response.statusCode} ${await stream.text()}`);
+        await call(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature: await signGaslessInitiate(user, created.typed_data) } });
+        await stream.until(() => stream.events.some((e) => e.data.includes('"status":"completed"')), SWAP_TIMEOUT_MS, `order ${id} to complete`);
+        const completed = stream.data<{ status: string; order: { source_swap: { swap_id: string }; destination_swap: { swap_id: string } } }>().find((e) => e.status === 'completed')!;
+        return { startedAt, doneAt: performance.now(), source: hex0x(completed.order.source_swap.swap_id), destination: hex0x(completed.order.destination_swap.swap_id) };
+      } finally {
+        stream.close();
+      }
+    };
+
     /** One burst of `options.swaps` swaps at once, then the settle time; its rows. */
     const burst = async (run: string): Promise<Row[]> => {
       let peakMb = rssMb(pid);
@@ -155,54 +201,18 @@ export async function benchScale(options: { swaps: number; kind: StoreKind; sett
           void memoryBreakdown(devnet.api_url).then((parts) => (peakParts = parts));
         }
       }, 250);
-      const orderIds: string[] = [];
-      const reads: number[] = [];
-      let running = true;
-      const reader = async () => {
-        while (running) {
-          const id = orderIds[Math.floor(Math.random() * orderIds.length)];
-          if (!id) {
-            await new Promise((r) => setTimeout(r, 50));
-            continue;
-          }
-          const t0 = performance.now();
-          await call(`/v2/orders/${id}`);
-          reads.push(performance.now() - t0);
-        }
-      };
+      const readers = new OrderReaders({ apiUrl: devnet.api_url, appKey, readers: READERS });
 
       const started = performance.now();
-      const swap = async (): Promise<number> => {
-        const created = await call('/v2/orders', {
-          method: 'POST',
-          body: {
-            source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
-            destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount },
-            nonce: randomBytes(10).toString('hex'),
-          },
-        });
-        const id = created.order_id as string;
-        orderIds.push(id);
-        const stream = await SseClient.open(`${devnet.api_url}/v2/orders/${id}/events`, { 'service-app-id': appKey });
-        try {
-          if (stream.response.statusCode !== 200) throw new Error(`events of ${id}: ${stream.response.statusCode} ${await stream.text()}`);
-          await call(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature: await signGaslessInitiate(user, created.typed_data) } });
-          await stream.until(() => stream.data().some((e) => e.status === 'completed'), SWAP_TIMEOUT_MS, `order ${id} to complete`);
-          return (performance.now() - started) / 1000;
-        } finally {
-          stream.close();
-        }
-      };
-      const readers = Array.from({ length: READERS }, reader);
+      const swapSeconds = async () => (await swap(readers)).doneAt - started;
       const delays: Array<{ p99: number; max: number }> = [];
       const lagSampler = setInterval(() => void loopDelay(devnet.api_url).then((d) => d && delays.push(d)), 1_000);
-      const results = await Promise.allSettled(Array.from({ length: options.swaps }, swap));
+      const results = await Promise.allSettled(Array.from({ length: options.swaps }, swapSeconds));
       const wall = (performance.now() - started) / 1000;
-      running = false;
       clearInterval(lagSampler);
-      await Promise.allSettled(readers);
+      const reads = await readers.stop();
       clearInterval(memory);
-      const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value / 1000] : []));
       const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       const serverSide = await serverSideOrderReads(devnet.api_url).catch((err: unknown) => `no /metrics (${(err as Error).message})`);
       await new Promise((r) => setTimeout(r, options.settleSeconds * 1000));
@@ -226,7 +236,70 @@ export async function benchScale(options: { swaps: number; kind: StoreKind; sett
         { measure: `${run}the service process resident memory`, result: `${peakMb.toFixed(0)} MB peak (${peakParts}), ${afterMb.toFixed(0)} MB ${options.settleSeconds} s after (${afterParts})`, note },
       ];
     };
-    const runs = options.runs ?? 1;
+    /**
+     * A steady arrival of `rate` swaps a second for `seconds`, after a few swaps alone (the floor as
+     * measured); each swap's completion and what the service adds to it, seen from the chains.
+     */
+    const steady = async ({ rate, seconds }: { rate: number; seconds: number }): Promise<Row[]> => {
+      const sides = (['ethereum_localnet', 'arbitrum_localnet'] as const).map((key) => {
+        const chain = devnet.chains[key]!;
+        return { key, chain, client: createPublicClient({ transport: http(chain.rpc_url) }), observer: observeChain(chain.rpc_url.replace(/^http/, 'ws')) };
+      });
+      const [source, destination] = sides as [(typeof sides)[0], (typeof sides)[0]];
+      try {
+        const fromBlocks = await Promise.all(sides.map((side) => side.client.getBlockNumber()));
+        const alone: Array<Awaited<ReturnType<typeof swap>>> = [];
+        for (let i = 0; i < 5; i++) alone.push(await swap());
+        const delays: Array<{ p99: number; max: number }> = [];
+        const lagSampler = setInterval(() => void loopDelay(devnet.api_url).then((d) => d && delays.push(d)), 1_000);
+        const started = performance.now();
+        const swaps: Array<ReturnType<typeof swap>> = [];
+        for (let i = 0; i < rate * seconds; i++) {
+          const due = started + (i * 1000) / rate;
+          if (due > performance.now()) await new Promise((r) => setTimeout(r, due - performance.now()));
+          swaps.push(swap());
+        }
+        const results = await Promise.allSettled(swaps);
+        clearInterval(lagSampler);
+        const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+        const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        const durations = done.map((d) => d.doneAt - d.startedAt);
+        const added = (swaps: typeof done) =>
+          serviceLatencies(
+            swaps,
+            { ...source, htlc: source.chain.contracts.wbtcHtlc, fromBlock: fromBlocks[0]! },
+            { ...destination, htlc: destination.chain.contracts.wbtcHtlc, fromBlock: fromBlocks[1]! },
+          );
+        const { a, b } = await added(done);
+        const one = await added(alone);
+        const aloneMs = alone.map((d) => d.doneAt - d.startedAt);
+        const ms = (x: number) => `${Math.round(x)} ms`;
+        return [
+          {
+            measure: 'one swap alone (5 in a row): creation -> completed; (a); (b)',
+            result: `median ${ms(quantile(aloneMs, 0.5))}, max ${ms(Math.max(...aloneMs))}; (a) median ${ms(quantile(one.a, 0.5))}; (b) median ${ms(quantile(one.b, 0.5))}`,
+            note,
+          },
+          {
+            measure: `${rate} swaps/s for ${seconds} s: creation -> completed`,
+            result: `${done.length}/${rate * seconds} completed; p50 ${ms(quantile(durations, 0.5))}, p95 ${ms(quantile(durations, 0.95))}, max ${ms(Math.max(...durations))} (floor of four 1 s blocks plus one: 5000 ms)${failure ? `; first failure: ${String(failure.reason)}` : ''}`,
+            note,
+          },
+          { measure: '(a) source confirmed -> destination initiate sent', result: `p50 ${ms(quantile(a, 0.5))}, p95 ${ms(quantile(a, 0.95))}`, note },
+          { measure: '(b) secret revealed -> source redeem sent', result: `p50 ${ms(quantile(b, 0.5))}, p95 ${ms(quantile(b, 0.95))}`, note },
+          {
+            measure: "the service's event-loop delay meanwhile (per second)",
+            result: `p99 of each second: median ${quantile(delays.map((d) => d.p99), 0.5).toFixed(0)} ms, worst ${Math.max(...delays.map((d) => d.p99)).toFixed(0)} ms`,
+            note,
+          },
+        ];
+      } finally {
+        for (const side of sides) side.observer.stop();
+      }
+    };
+
+    if (options.steady) rows.push(...(await steady(options.steady)));
+    const runs = options.steady ? 0 : (options.runs ?? 1);
     for (let run = 1; run <= runs; run++) rows.push(...(await burst(runs > 1 ? `run ${run} of ${runs}: ` : '')));
     await stopDev();
     if (options.profileDir) rows.push({ measure: 'CPU profile: top self time', result: topFunctions(options.profileDir), note: options.profileDir });
@@ -279,6 +352,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     settleSeconds: Number(process.env.BENCH_SCALE_SETTLE_SECONDS ?? 300),
     runs: Number(process.env.BENCH_SCALE_RUNS ?? 1),
     ...(process.env.BENCH_PROFILE ? { profileDir: process.env.BENCH_PROFILE } : {}),
+    ...(process.env.BENCH_SCALE_RATE ? { steady: { rate: Number(process.env.BENCH_SCALE_RATE), seconds: Number(process.env.BENCH_SCALE_SECONDS ?? 60) } } : {}),
   });
   for (const row of rows) console.log(`${row.measure}:\n${row.result}\n`);
 }

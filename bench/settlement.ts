@@ -6,9 +6,7 @@
 //    signature, PATCH initiate);
 //  - the same with 12 s blocks on the source chain (Ethereum's), measuring (d) how many source blocks
 //    each swap takes from its initiate to the solver's source redeem.
-// An observer hears each chain's new heads and pending transactions over WebSocket, so
-//  (a) = first sight of the source's confirming block -> destination initiate first seen pending (sent),
-//  (b) = first sight of the secret's reveal block (destination redeem) -> source redeem first seen pending.
+// (a) and (b), what the service adds to each swap, are measured from outside (bench/chain-observer.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,13 +17,11 @@ import {
   erc20Abi,
   http,
   maxUint256,
-  parseEventLogs,
-  webSocket,
   type Address,
   type Hex,
   type PublicClient,
 } from 'viem';
-import { HTLC_EVENTS } from '../src/chains/solidity-htlc/htlc-events.ts';
+import { hex0x, observeChain, serviceLatencies, type ChainObserver } from './chain-observer.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig } from '../src/config/service-config.ts';
 import { devApi } from './dev-api.ts';
 import { startDev, type Dev } from '../src/localnet/dev.ts';
@@ -41,66 +37,6 @@ const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
 const AMOUNT = 100_000n;
 /** How often a client reads its order while it waits, as a wallet's status screen would. */
 const POLL_MS = 500;
-
-interface ChainObserver {
-  /** Wall-clock time each block was first seen. */
-  blocks: Map<bigint, number>;
-  /** Wall-clock time each transaction was first seen pending (lower-case hash). */
-  pending: Map<string, number>;
-  stop(): void;
-}
-
-/**
- * Hears the chain's new heads and pending transactions over WebSocket: the time a block is first
- * announced is when the service's watchers, subscribed the same way, can first see it.
- */
-function observeChain(wsUrl: string): ChainObserver {
-  const blocks = new Map<bigint, number>();
-  const pending = new Map<string, number>();
-  const ws = createPublicClient({ transport: webSocket(wsUrl) });
-  const unwatchBlocks = ws.watchBlockNumber({
-    emitMissed: true,
-    onBlockNumber: (n) => {
-      if (!blocks.has(n)) blocks.set(n, performance.now());
-    },
-  });
-  const unwatchPending = ws.watchPendingTransactions({
-    onTransactions: (hashes) => {
-      const now = performance.now();
-      for (const h of hashes) if (!pending.has(h.toLowerCase())) pending.set(h.toLowerCase(), now);
-    },
-  });
-  return {
-    blocks,
-    pending,
-    stop: () => {
-      unwatchBlocks();
-      unwatchPending();
-      void ws.transport.getRpcClient().then((rpc) => rpc.close()).catch(() => undefined);
-    },
-  };
-}
-
-interface HtlcEvent {
-  block: bigint;
-  tx: string;
-}
-
-/** The Initiated and Redeemed events of `htlc` by order id, with their blocks and transactions. */
-async function htlcEvents(client: PublicClient, htlc: Hex, fromBlock: bigint) {
-  const logs = await client.getLogs({ address: htlc, fromBlock, toBlock: 'latest' });
-  const events = parseEventLogs({ abi: HTLC_EVENTS, logs });
-  const byOrder = new Map<string, { initiated?: HtlcEvent; redeemed?: HtlcEvent }>();
-  for (const e of events) {
-    const id = ((e.args as { orderID?: Hex }).orderID ?? '').toLowerCase();
-    const entry = byOrder.get(id) ?? {};
-    const at = { block: e.blockNumber, tx: e.transactionHash.toLowerCase() };
-    if (e.eventName === 'Initiated') entry.initiated = at;
-    if (e.eventName === 'Redeemed') entry.redeemed = at;
-    byOrder.set(id, entry);
-  }
-  return byOrder;
-}
 
 /** Runs the settlement benches (instant mining, then one-second blocks); returns the table rows. */
 export async function benchSettlement(kind: StoreKind = process.env.DATABASE_URL ? 'postgres' : 'pglite'): Promise<Row[]> {
@@ -176,30 +112,8 @@ export async function settlementRun(
     return { source: hex0x(order.source_swap.swap_id as string), destination: hex0x(order.destination_swap.swap_id as string) };
   };
 
-  /** (a) and (b) of each swap, from the observers. */
-  const latencies = async (swaps: Array<{ source: string; destination: string }>, fromEth: bigint, fromArb: bigint) => {
-    const ethEvents = await htlcEvents(eth.client, wbtcHtlc, fromEth);
-    const arbEvents = await htlcEvents(arb.client, arb.deployment.contracts.wbtcHtlc, fromArb);
-    const blockSeen = (side: Side, e: HtlcEvent | undefined) => {
-      const t = e && side.observer.blocks.get(e.block);
-      if (t === undefined) throw new Error(`block ${e?.block} was not observed`);
-      return t;
-    };
-    // Sent = first seen pending; a transaction mined before the subscription heard it counts from its block.
-    const sentSeen = (side: Side, e: HtlcEvent | undefined) => (e && side.observer.pending.get(e.tx)) ?? blockSeen(side, e);
-    const a: number[] = [];
-    const b: number[] = [];
-    /** Source blocks from the client's initiate to the solver's source redeem (the swap's last step there). */
-    const sourceBlocks: number[] = [];
-    for (const s of swaps) {
-      const src = ethEvents.get(s.source);
-      const dst = arbEvents.get(s.destination);
-      a.push(sentSeen(arb, dst?.initiated) - blockSeen(eth, src?.initiated));
-      b.push(sentSeen(eth, src?.redeemed) - blockSeen(arb, dst?.redeemed));
-      if (src?.initiated && src.redeemed) sourceBlocks.push(Number(src.redeemed.block - src.initiated.block));
-    }
-    return { a, b, sourceBlocks };
-  };
+  const latencies = (swaps: Array<{ source: string; destination: string }>, fromEth: bigint, fromArb: bigint) =>
+    serviceLatencies(swaps, { ...eth, htlc: wbtcHtlc, fromBlock: fromEth }, { ...arb, htlc: arb.deployment.contracts.wbtcHtlc, fromBlock: fromArb });
 
   const setup = o.blockTimeSec === 0 ? 'instant mining' : o.sourceBlockTimeSec ? `${o.sourceBlockTimeSec} s source blocks, ${o.blockTimeSec} s destination blocks` : `${o.blockTimeSec} s blocks`;
   const how = o.gasless ? 'gasless' : 'client-broadcast';
@@ -256,8 +170,6 @@ export async function settlementRun(
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
-
-const hex0x = (s: string): string => (s.startsWith('0x') ? s : `0x${s}`).toLowerCase();
 
 /** The deployment of a local EVM chain of the dev service, as devnet.json records it. */
 function evmDeployment(dev: Dev, key: string): EvmDeployment {
