@@ -85,6 +85,38 @@ async function serverSideOrderReads(apiUrl: string): Promise<string> {
   return total === 0 ? 'no reads counted' : `${total} reads: p50 <= ${p50?.le} ms, p99 <= ${p99?.le} ms`;
 }
 
+type PassBuckets = Map<string, { buckets: Array<{ le: number; count: number }>; sum: number }>;
+
+/** Every worker's pass-duration histogram (hashlock_worker_pass_seconds) as /metrics shows it now. */
+async function workerPasses(apiUrl: string): Promise<PassBuckets> {
+  const text = await (await fetch(`${apiUrl}/metrics`)).text();
+  const byWorker: PassBuckets = new Map();
+  for (const m of text.matchAll(/^hashlock_worker_pass_seconds_bucket\{le="([^"]+)",worker="([^"]+)"\} (\d+)$/gm)) {
+    const entry = byWorker.get(m[2]!) ?? { buckets: [], sum: 0 };
+    entry.buckets.push({ le: m[1] === '+Inf' ? Infinity : Number(m[1]) * 1000, count: Number(m[3]) });
+    byWorker.set(m[2]!, entry);
+  }
+  for (const m of text.matchAll(/^hashlock_worker_pass_seconds_sum\{worker="([^"]+)"\} (\S+)$/gm)) {
+    const entry = byWorker.get(m[1]!);
+    if (entry) entry.sum = Number(m[2]) * 1000;
+  }
+  return byWorker;
+}
+
+/** Between two readings, per worker matching `pattern`: passes, mean, and the buckets of p50 and p95 (ms). */
+function passesBetween(before: PassBuckets, after: PassBuckets, pattern: RegExp): string {
+  return [...after]
+    .filter(([worker]) => pattern.test(worker))
+    .map(([worker, { buckets, sum }]) => {
+      const was = before.get(worker);
+      const counts = buckets.map((b, i) => ({ le: b.le, count: b.count - (was?.buckets[i]?.count ?? 0) }));
+      const total = counts.at(-1)?.count ?? 0;
+      const at = (q: number) => counts.find((b) => b.count >= total * q)?.le;
+      return `${worker}: ${total} passes, mean ${((sum - (was?.sum ?? 0)) / Math.max(total, 1)).toFixed(1)} ms, p50 <= ${at(0.5)} ms, p95 <= ${at(0.95)} ms`;
+    })
+    .join('\n');
+}
+
 interface Devnet {
   api_url: string;
   app_key: string;
@@ -252,6 +284,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
         for (let i = 0; i < 5; i++) alone.push(await swap());
         const delays: Array<{ p99: number; max: number }> = [];
         const lagSampler = setInterval(() => void loopDelay(devnet.api_url).then((d) => d && delays.push(d)), 1_000);
+        const passesBefore = await workerPasses(devnet.api_url);
         const started = performance.now();
         const swaps: Array<ReturnType<typeof swap>> = [];
         for (let i = 0; i < rate * seconds; i++) {
@@ -261,6 +294,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
         }
         const results = await Promise.allSettled(swaps);
         clearInterval(lagSampler);
+        const passes = passesBetween(passesBefore, await workerPasses(devnet.api_url), /^(watcher:(ethereum|arbitrum)_localnet|solver:|order-events|engine:(ethereum|arbitrum)_localnet:(solver|relayer)$)/);
         const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
         const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
         const durations = done.map((d) => d.doneAt - d.startedAt);
@@ -287,6 +321,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
           },
           { measure: '(a) source confirmed -> destination initiate sent', result: `p50 ${ms(quantile(a, 0.5))}, p95 ${ms(quantile(a, 0.95))}`, note },
           { measure: '(b) secret revealed -> source redeem sent', result: `p50 ${ms(quantile(b, 0.5))}, p95 ${ms(quantile(b, 0.95))}`, note },
+          { measure: 'the passes of the workers a swap goes through, meanwhile (hashlock_worker_pass_seconds)', result: passes, note },
           {
             measure: "the service's event-loop delay meanwhile (per second)",
             result: `p99 of each second: median ${quantile(delays.map((d) => d.p99), 0.5).toFixed(0)} ms, worst ${Math.max(...delays.map((d) => d.p99)).toFixed(0)} ms`,

@@ -17,6 +17,7 @@ import { OrderRecorder } from './events/order-recorder.ts';
 import { Solver } from './solver/solver.ts';
 import { runWorker, type LeasedLoop } from './lease-loop.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
+import { WorkerTiming } from './worker-timing.ts';
 import { NodeHealth } from './chains/node-health.ts';
 import { checkSolvers } from './solver/solver-config.ts';
 import { ConfigError } from './config/schema-check.ts';
@@ -69,12 +70,14 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const prices = await priceSource(config, registry, stoppers, clock);
     const instance = randomUUID();
     const nodeHealth = new NodeHealth(undefined, clock);
+    const timing = new WorkerTiming();
     // Filled once the API's logger exists; the API reaches a chain's actions only when a request comes.
     const runtimes = new Map<string, ChainRuntime>();
     const api = await buildApi({
       store,
       clock,
       nodeHealth,
+      workerTiming: timing,
       registry,
       prices,
       strategies,
@@ -141,7 +144,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
           if (!isConnectionLoss(err)) nodeHealth.failed(key, worker.lease, err);
           failed(err, `${worker.lease} failed`, { chain: key });
         };
-        const loop = runWorker(store.db, reporting, { holder: instance, onError });
+        const loop = runWorker(store.db, timing.timed(reporting), { holder: instance, onError });
         stoppers.push(() => loop.stop());
         if (worker.wakeOnJob) byJob.set(worker.wakeOnJob, loop);
         if (worker.wakeOnIndex) byIndex.set(worker.wakeOnIndex, loop);
@@ -157,7 +160,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const recorder = new OrderRecorder(store.db, [enqueueWebhookDeliveries], clock);
     const recorderLoop = runWorker(
       store.db,
-      { lease: 'order-events', intervalMs: 1_000, tick: async (signal) => void (await recorder.tick(signal)) },
+      timing.timed({ lease: 'order-events', intervalMs: 1_000, tick: async (signal) => void (await recorder.tick(signal)) }),
       { holder: instance, onError: (err) => failed(err, 'recording order events failed') },
     );
     stoppers.push(() => recorderLoop.stop());
@@ -177,13 +180,13 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       });
       const loop = runWorker(
         store.db,
-        {
+        timing.timed({
           lease: `solver:${ownSolver.id}`,
           intervalMs: 1_000,
           tick: async (signal) => {
             await solver.tick(signal);
           },
-        },
+        }),
         { holder: instance, onError: (err) => failed(err, 'solver pass failed') },
       );
       stoppers.push(() => loop.stop());

@@ -24,6 +24,7 @@ import type { ApiContext } from './context.ts';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
 import { registerRateLimits, type RateLimits } from './rate-limit.ts';
 import { registerMetrics } from './metrics.ts';
+import type { WorkerTiming } from '../worker-timing.ts';
 import { registerEngineMetrics } from '../engine/metrics.ts';
 import type { NodeHealth } from '../chains/node-health.ts';
 import { earningsRoutes } from './routes/earnings.ts';
@@ -54,6 +55,8 @@ export interface ApiOptions {
   clock?: Clock;
   /** Which chains' nodes this instance cannot reach (the service's chain workers report to it); shown by /health. */
   nodeHealth?: NodeHealth;
+  /** The service's worker passes, timed; shown by /metrics. */
+  workerTiming?: WorkerTiming;
   registry: Registry;
   prices: PriceSource;
   /** The solvers' strategies (none: every pair is unknown). */
@@ -200,6 +203,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   const metrics = registerMetrics(app);
   registerEngineMetrics(metrics, db, options.nodeHealth);
+  if (options.workerTiming) metrics.registerMetric(options.workerTiming.passes);
   new Gauge({
     name: 'hashlock_event_streams_open',
     help: 'Open order event streams (Server-Sent Events) on this instance',
