@@ -75,6 +75,44 @@ describeEachStore('API reads', (kind) => {
     assert.equal(o.status, 'created');
   });
 
+  test("GET /v2/orders/{order}/swaps: the order's two swaps as the order read shows them, behind the key", async () => {
+    await t.store.db.updateTable('swaps').set({ initiate_tx_hash: '0xdef', initiate_block_number: 42n }).where('order_id', '=', order.id).where('side', '=', 'source').execute();
+    try {
+      const { status, body } = await get(`/v2/orders/${order.id.toUpperCase()}/swaps`);
+      assert.equal(status, 200);
+      assert.deepEqual(Object.keys(body), ['status', 'result']);
+      assert.equal(body.status, 'Ok');
+      assert.deepEqual(Object.keys(body.result), ['source_swap', 'destination_swap']);
+      for (const side of ['source_swap', 'destination_swap']) assert.deepEqual(Object.keys(body.result[side]).sort(), SWAP_KEYS);
+      const read = (await get(`/v2/orders/${order.id}`)).body.result;
+      assert.deepEqual(body.result, { source_swap: read.source_swap, destination_swap: read.destination_swap });
+      assert.equal(body.result.source_swap.initiate_tx_hash, '0xdef');
+      assert.equal(body.result.destination_swap.swap_id, order.destination.swapId);
+    } finally {
+      await t.store.db.updateTable('swaps').set({ initiate_tx_hash: '', initiate_block_number: 0n }).where('order_id', '=', order.id).execute();
+    }
+
+    const unknown = await get(`/v2/orders/${'ab'.repeat(32)}/swaps`);
+    assert.equal(unknown.status, 404);
+    assert.deepEqual([unknown.body.status, unknown.body.code], ['Error', 'not_found']);
+    assert.match(unknown.body.error, /order abab.* not found/);
+    const noKey = await get(`/v2/orders/${order.id}/swaps`, '');
+    assert.deepEqual([noKey.status, noKey.body.code], [401, 'unauthorized']);
+    const wrongKey = await get(`/v2/orders/${order.id}/swaps`, 'f'.repeat(64));
+    assert.equal(wrongKey.status, 401);
+    const badId = await get('/v2/orders/not-an-id/swaps');
+    assert.deepEqual([badId.status, badId.body.code], [400, 'invalid_request']);
+
+    const doc = (await t.api.inject({ url: '/docs/json' })).json<Json>();
+    const op = doc.paths['/v2/orders/{order}/swaps']?.get as Json | undefined;
+    assert.ok(op, 'the OpenAPI document has the route');
+    assert.deepEqual(op.security, [{ appId: [] }, { gardenAppId: [] }]);
+    const result = op.responses['200'].content['application/json'].schema.properties.result;
+    assert.deepEqual(Object.keys(result.properties), ['source_swap', 'destination_swap']);
+    assert.equal(result.properties.source_swap.$ref, '#/components/schemas/Swap');
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '404']);
+  });
+
   test('swap progress shows as the spec formats it', async () => {
     await t.store.db
       .updateTable('swaps')
