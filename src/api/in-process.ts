@@ -17,7 +17,8 @@ export class InProcessRequests {
 
   is(request: FastifyRequest): boolean {
     const value = request.headers[HEADER];
-    if (typeof value !== 'string' || value.length !== this.token.length * 2) return false;
-    return timingSafeEqual(Buffer.from(value, 'hex'), this.token);
+    if (typeof value !== 'string') return false;
+    const given = Buffer.from(value, 'hex'); // stops at the first character that is not hex
+    return given.length === this.token.length && value.length === given.length * 2 && timingSafeEqual(given, this.token);
   }
 }

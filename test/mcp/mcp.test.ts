@@ -238,8 +238,9 @@ describe('the MCP server and the rate limit', () => {
   test('the in-process mark cannot be sent by a client, and keys are still required', async () => {
     const { key } = await createApp(t.store.db, { name: 'forger' });
     const statuses: number[] = [];
+    const forged = ['ab'.repeat(32), 'zz'.repeat(32), `${'ab'.repeat(31)}zz`, 'ab'.repeat(33), ''];
     for (let i = 0; i < LIMIT + 1; i++) {
-      const res = await fetch(`${base}/v3/chains`, { headers: { 'garden-app-id': key, 'x-hashlock-in-process': 'ab'.repeat(32) } });
+      const res = await fetch(`${base}/v3/chains`, { headers: { 'garden-app-id': key, 'x-hashlock-in-process': forged[i % forged.length]! } });
       statuses.push(res.status);
     }
     assert.deepEqual(statuses, [...Array(LIMIT).fill(200), 429], 'a forged mark is counted like any request');
