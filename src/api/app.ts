@@ -23,6 +23,7 @@ import { API_KEY_HEADER, API_KEY_HEADER_ALIAS, ApiKeyAuth } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
 import { registerRateLimits, type RateLimits } from './rate-limit.ts';
+import { InProcessRequests } from './in-process.ts';
 import { registerMetrics } from './metrics.ts';
 import type { WorkerTiming } from '../worker-timing.ts';
 import { registerEngineMetrics } from '../engine/metrics.ts';
@@ -124,6 +125,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const db = options.store.db;
   const clock = options.clock ?? systemClock;
   const auth = new ApiKeyAuth(db, options.authCacheMs, undefined, clock);
+  const inProcess = new InProcessRequests();
   const orders = new OrderCache(db, options.orderCacheMs ?? 0, undefined, clock);
   const stopOrderCache = await orders.start(options.store);
   const routePolicy = options.routePolicy ?? RoutePolicy.open();
@@ -139,6 +141,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     registry: options.registry,
     prices: options.prices,
     auth,
+    inProcess,
     orders,
     events,
     quoter,
@@ -168,7 +171,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
-  if (options.rateLimits) await registerRateLimits(app, auth, options.rateLimits);
+  if (options.rateLimits) await registerRateLimits(app, auth, options.rateLimits, inProcess);
   for (const schema of [...SHARED_SCHEMAS, ...V3_SCHEMAS]) app.addSchema(schema);
 
   // Routes guarded by the API key say so in the OpenAPI document.

@@ -12,6 +12,7 @@ import type { SecretBox } from '../orders/secret-box.ts';
 import type { OrderActions } from '../relayer/order-actions.ts';
 import type { Db } from '../store/database.ts';
 import type { ApiKeyAuth } from './auth.ts';
+import type { InProcessRequests } from './in-process.ts';
 import type { EventHub } from '../events/event-hub.ts';
 
 /** What the routes need, built once per API instance. */
@@ -22,6 +23,8 @@ export interface ApiContext {
   registry: Registry;
   prices: PriceSource;
   auth: ApiKeyAuth;
+  /** Marks this process's own requests of its routes (MCP tool calls), which the rate limit leaves out. */
+  inProcess: InProcessRequests;
   orders: OrderCache;
   /** Order event streams (Server-Sent Events). */
   events: EventHub;

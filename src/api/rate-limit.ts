@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import { API_KEY_PATTERN, type RequestLimit } from '../store/apps.ts';
 import { requestKey, type ApiKeyAuth } from './auth.ts';
+import type { InProcessRequests } from './in-process.ts';
 
 /** At most `max` requests per `windowMs` for one bucket. */
 export type Limit = RequestLimit;
@@ -35,14 +36,17 @@ declare module 'fastify' {
  * without ever spending a valid app's budget. An app's own limit (`hashlock apps rate-limit`) replaces
  * the per-key default, within the key cache's 30 s. Over the limit: 429 in the envelope with
  * Retry-After. Counters live in this instance's memory: N instances allow N times the limit.
+ * The process's own requests of its routes (`inProcess`: an MCP tool call) are not counted: the
+ * `/mcp` request that carried them was.
  */
-export async function registerRateLimits(app: FastifyInstance, auth: ApiKeyAuth, limits: RateLimits): Promise<void> {
+export async function registerRateLimits(app: FastifyInstance, auth: ApiKeyAuth, limits: RateLimits, inProcess: InProcessRequests): Promise<void> {
   const bucketOf = async (request: FastifyRequest): Promise<{ key: string; limit: Limit }> => {
     const key = requestKey(request);
     // A malformed key is no app's: no lookup.
     const valid = key !== undefined && API_KEY_PATTERN.test(key) ? await auth.resolve(key) : undefined;
     return valid ? { key: `app:${valid.id}`, limit: valid.rateLimit ?? limits.perKey } : { key: `ip:${request.ip}`, limit: limits.perAddress };
   };
+  const unlimited = (request: FastifyRequest) => UNLIMITED_ROUTES.has(request.routeOptions.url ?? '') || inProcess.is(request);
   const bucket = (request: FastifyRequest) => request.rateBucket ?? { key: `ip:${request.ip}`, limit: limits.perAddress };
   await app.register(rateLimit, {
     global: false,
@@ -53,10 +57,10 @@ export async function registerRateLimits(app: FastifyInstance, auth: ApiKeyAuth,
     keyGenerator: (request) => bucket(request).key,
     max: (request) => bucket(request).limit.max,
     timeWindow: (request) => bucket(request).limit.windowMs,
-    allowList: (request) => UNLIMITED_ROUTES.has(request.routeOptions.url ?? ''),
+    allowList: (request) => unlimited(request),
   });
   app.addHook('onRequest', async (request) => {
-    if (UNLIMITED_ROUTES.has(request.routeOptions.url ?? '')) return;
+    if (unlimited(request)) return;
     request.rateBucket = await bucketOf(request);
   });
   app.addHook('onRequest', limiter);

@@ -191,6 +191,15 @@ export const TxRequest = Type.Object(
   { $id: 'TxRequest' },
 );
 
+export const StarknetCall = Type.Object(
+  {
+    to: Type.String({ description: 'The contract, 0x + 64 hex' }),
+    selector: Type.String({ description: "The entry point's selector" }),
+    calldata: Type.Array(Type.String({ description: 'A felt, minimal 0x hex' })),
+  },
+  { $id: 'StarknetCall', description: 'A Starknet contract call; execute the approval and the initiate together as one multicall' },
+);
+
 export const Initiate = Type.Union(
   [
     Type.Object({
@@ -209,8 +218,17 @@ export const Initiate = Type.Union(
       type: Type.Literal('solana'),
       versioned_tx: Type.String({ description: 'Base64 unsigned v0 transaction on a recent blockhash; the client signs and sends it' }),
     }),
+    Type.Object(
+      {
+        type: Type.Literal('starknet'),
+        chain_id: Type.String({ description: "The network's chain id felt, hex (SN_MAIN: 0x534e5f4d41494e)" }),
+        approval_transaction: Nullable(Type.Ref('StarknetCall')),
+        initiate_transaction: Type.Ref('StarknetCall'),
+      },
+      { description: 'Starknet does not settle here yet: the order is created and its initiate shown, but nothing follows it' },
+    ),
     Type.Object({
-      type: Type.Union([Type.Literal('starknet'), Type.Literal('tron')]),
+      type: Type.Literal('tron'),
       approval_transaction: Type.Object({}, { additionalProperties: true }),
       initiate_transaction: Type.Object({}, { additionalProperties: true }),
     }),
@@ -330,6 +348,7 @@ export const SHARED_SCHEMAS = [
   Order,
   PaginatedOrders,
   TxRequest,
+  StarknetCall,
   Initiate,
   Quote,
   LiquidityEntry,

@@ -69,6 +69,13 @@ const ChainAccessSchema = Type.Object(
     ws_url: Type.Optional(
       Type.String({ pattern: '^wss?://', description: 'WebSocket JSON-RPC endpoint: the watcher reads each new block as the node announces it' }),
     ),
+    poll_ms: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: 3_600_000,
+        description: "how often the chain's watcher reads the chain when nothing wakes it (new heads over ws_url, POST /v3/index), in ms (default: from the block time, at most a few seconds)",
+      }),
+    ),
     rpc_cookie_file: Type.Optional(
       Type.String({ minLength: 1, description: "Bitcoin-family chains: the node's .cookie file (else user:password in rpc_url)" }),
     ),

@@ -33,10 +33,14 @@ export function httpApiClient(baseUrl: string, key: string): ApiClient {
   };
 }
 
-/** The API of this process, in process (the service's `/mcp`): the same routes, without a socket. */
-export function injectApiClient(app: FastifyInstance, key: string): ApiClient {
+/**
+ * The API of this process, in process (the service's `/mcp`): the same routes, without a socket, each
+ * call marked in process (`marks`) so that it does not count against the rate limit a second time.
+ */
+export function injectApiClient(app: FastifyInstance, key: string, marks: Record<string, string>): ApiClient {
   return async (method, path, body) => {
-    const res = await app.inject({ method, url: path, headers: { [API_KEY_HEADER]: key }, ...(body ? { payload: body } : {}) });
+    const headers = { ...marks, [API_KEY_HEADER]: key };
+    const res = await app.inject({ method, url: path, headers, ...(body ? { payload: body } : {}) });
     return { status: res.statusCode, body: res.json() };
   };
 }

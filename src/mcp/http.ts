@@ -16,7 +16,8 @@ function keyOf(request: FastifyRequest): string {
 /**
  * The MCP server over streamable HTTP at `/mcp`, stateless: each POST is answered by a server of its
  * own, acting as the app whose key the request carries (401 without a valid one), through this
- * process's own routes. Answers are JSON, not event streams; GET and DELETE are 405.
+ * process's own routes. The POST counts once against the rate limit, whatever its tools call.
+ * Answers are JSON, not event streams; GET and DELETE are 405.
  */
 export function mcpRoutes(app: FastifyInstance, ctx: ApiContext): void {
   const schema = {
@@ -26,8 +27,10 @@ export function mcpRoutes(app: FastifyInstance, ctx: ApiContext): void {
   };
 
   app.post('/mcp', { onRequest: ctx.auth.onRequest, schema: { ...schema, response: errorResponses(400, 401) } }, async (request, reply) => {
-    const server = createMcpServer(injectApiClient(app, keyOf(request)), ctx.version);
+    const server = createMcpServer(injectApiClient(app, keyOf(request), ctx.inProcess.headers()), ctx.version);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // The transport writes the answer itself: keep the headers set so far (the rate limit's).
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { decodeFunctionData, erc20Abi } from 'viem';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { htlcAddress } from '../../src/chains/bitcoin/htlc.ts';
 import { htlcInitiateAbi } from '../../src/chains/solidity-htlc/htlc-abi.ts';
+import { normalizeStarknetAddress, SELECTORS, starknetOrderId } from '../../src/chains/starknet/index.ts';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { accrueOrderFees } from '../../src/store/affiliates.ts';
 import { insertOrder, type NewOrder } from '../../src/store/orders.ts';
@@ -13,6 +17,8 @@ import { MAINNET_REGISTRY_PATH, sampleOrder, SOLVER, USER } from '../helpers/fix
 import { describeEachStore } from '../helpers/stores.ts';
 
 type Json = Record<string, any>;
+
+const STARKNET_HTLC = '0x0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
 
 const SWAP_KEYS = [
   'created_at', 'swap_id', 'chain', 'asset', 'initiator', 'redeemer', 'delegate', 'timelock', 'filled_amount',
@@ -67,6 +73,44 @@ describeEachStore('API reads', (kind) => {
     assert.equal(s.secret_hash, order.secretHash);
     assert.equal(o.destination_swap.amount, '99700');
     assert.equal(o.status, 'created');
+  });
+
+  test("GET /v2/orders/{order}/swaps: the order's two swaps as the order read shows them, behind the key", async () => {
+    await t.store.db.updateTable('swaps').set({ initiate_tx_hash: '0xdef', initiate_block_number: 42n }).where('order_id', '=', order.id).where('side', '=', 'source').execute();
+    try {
+      const { status, body } = await get(`/v2/orders/${order.id.toUpperCase()}/swaps`);
+      assert.equal(status, 200);
+      assert.deepEqual(Object.keys(body), ['status', 'result']);
+      assert.equal(body.status, 'Ok');
+      assert.deepEqual(Object.keys(body.result), ['source_swap', 'destination_swap']);
+      for (const side of ['source_swap', 'destination_swap']) assert.deepEqual(Object.keys(body.result[side]).sort(), SWAP_KEYS);
+      const read = (await get(`/v2/orders/${order.id}`)).body.result;
+      assert.deepEqual(body.result, { source_swap: read.source_swap, destination_swap: read.destination_swap });
+      assert.equal(body.result.source_swap.initiate_tx_hash, '0xdef');
+      assert.equal(body.result.destination_swap.swap_id, order.destination.swapId);
+    } finally {
+      await t.store.db.updateTable('swaps').set({ initiate_tx_hash: '', initiate_block_number: 0n }).where('order_id', '=', order.id).execute();
+    }
+
+    const unknown = await get(`/v2/orders/${'ab'.repeat(32)}/swaps`);
+    assert.equal(unknown.status, 404);
+    assert.deepEqual([unknown.body.status, unknown.body.code], ['Error', 'not_found']);
+    assert.match(unknown.body.error, /order abab.* not found/);
+    const noKey = await get(`/v2/orders/${order.id}/swaps`, '');
+    assert.deepEqual([noKey.status, noKey.body.code], [401, 'unauthorized']);
+    const wrongKey = await get(`/v2/orders/${order.id}/swaps`, 'f'.repeat(64));
+    assert.equal(wrongKey.status, 401);
+    const badId = await get('/v2/orders/not-an-id/swaps');
+    assert.deepEqual([badId.status, badId.body.code], [400, 'invalid_request']);
+
+    const doc = (await t.api.inject({ url: '/docs/json' })).json<Json>();
+    const op = doc.paths['/v2/orders/{order}/swaps']?.get as Json | undefined;
+    assert.ok(op, 'the OpenAPI document has the route');
+    assert.deepEqual(op.security, [{ appId: [] }, { gardenAppId: [] }]);
+    const result = op.responses['200'].content['application/json'].schema.properties.result;
+    assert.deepEqual(Object.keys(result.properties), ['source_swap', 'destination_swap']);
+    assert.equal(result.properties.source_swap.$ref, '#/components/schemas/Swap');
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '404']);
   });
 
   test('swap progress shows as the spec formats it', async () => {
@@ -372,4 +416,51 @@ describeEachStore('API reads on the mainnet registry', (kind) => {
     const btc = (await t.api.inject({ url: '/v2/chains?from=bitcoin:btc', headers: { 'garden-app-id': t.key } })).json<Json>().result as Json[];
     assert.deepEqual(btc.map((c) => [c.chain, c.display, c.assets.map((a: Json) => a.id)]), [['bitcoin', 'Bitcoin', ['bitcoin:btc']]]);
   });
+});
+
+// The mainnet registry knows no Starknet HTLC address yet: a copy with one, to read a Starknet quote.
+// The quote read does not depend on the store kind.
+test("the quote of a Starknet-source order has Garden's V3InitiateStarknet shape, chain_id included", async (s) => {
+  const registry = JSON.parse(readFileSync(MAINNET_REGISTRY_PATH, 'utf8')) as Json;
+  const chain = (registry.chains as Json[]).find((c) => c.chain === 'starknet')!;
+  chain.is_active = true;
+  const wbtc = (chain.assets as Json[]).find((a) => a.symbol === 'wbtc')!;
+  wbtc.is_active = true;
+  wbtc.htlc.address = STARKNET_HTLC;
+  const path = join(mkdtempSync(join(tmpdir(), 'hashlock-registry-')), 'registry.json');
+  writeFileSync(path, JSON.stringify(registry));
+  const t = await openTestApi('pglite', path);
+  s.after(() => t.close());
+
+  const o = sampleOrder(t.appId);
+  const initiator = normalizeStarknetAddress('0x64b48806902a367c8598f4f95c305e8c1a1acba5f082d294a43793113115691')!;
+  const redeemer = normalizeStarknetAddress('0x305b946a388e416709b20b49b4919de92bebbf363b23887e1d14da4593d6204')!;
+  o.source = {
+    ...o.source,
+    chain: 'starknet',
+    asset: 'starknet:wbtc',
+    initiator,
+    redeemer,
+    swapId: starknetOrderId({ network: 'SN_MAIN', secretHash: o.secretHash, initiator }),
+    timelock: 14400n,
+  };
+  o.destination = { ...o.destination, chain: 'ethereum', asset: 'ethereum:wbtc', initiator: USER, redeemer: USER };
+  await insertOrder(t.store.db, o);
+  const q = (await t.api.inject({ url: `/v3/quote/${o.id}` })).json<Json>().result;
+  const init = q.initiate as Json | null;
+  assert.ok(init, `an initiate: ${JSON.stringify(q)}`);
+  assert.deepEqual(Object.keys(init).sort(), ['approval_transaction', 'chain_id', 'initiate_transaction', 'type']);
+  assert.equal(init.type, 'starknet');
+  assert.equal(init.chain_id, '0x534e5f4d41494e', "SN_MAIN's chain id felt");
+  assert.equal(BigInt(init.chain_id).toString(), '23448594291968334', "Garden's ChainWithId has it in decimal: starknet:23448594291968334");
+  assert.equal(init.initiate_transaction.to, STARKNET_HTLC, 'the initiate calls the HTLC');
+  assert.equal(init.initiate_transaction.selector, SELECTORS.initiate);
+  assert.equal(init.approval_transaction.selector, SELECTORS.approve);
+  for (const call of [init.approval_transaction, init.initiate_transaction]) assert.deepEqual(Object.keys(call).sort(), ['calldata', 'selector', 'to']);
+
+  const doc = (await t.api.inject({ url: '/docs/json' })).json<Json>();
+  const starknet = (doc.components.schemas.Initiate.anyOf as Json[]).find((shape) => shape.properties?.type?.enum?.[0] === 'starknet');
+  assert.ok(starknet, 'the OpenAPI document has the Starknet initiate');
+  assert.deepEqual([...starknet.required].sort(), ['approval_transaction', 'chain_id', 'initiate_transaction', 'type']);
+  assert.equal(starknet.properties.chain_id.type, 'string');
 });

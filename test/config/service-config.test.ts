@@ -71,6 +71,7 @@ const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
   ['a fractional fee rate ceiling', { chains: { litecoin_localnet: { fee_bump: { max_fee_rate: 1.5 } } } }, {}, /chains\.litecoin_localnet\.fee_bump\.max_fee_rate: must be integer/],
   ['replace-by-fee as a string', { chains: { litecoin_localnet: { fee_bump: { replace_by_fee: 'yes' } } } }, {}, /chains\.litecoin_localnet\.fee_bump\.replace_by_fee: must be boolean/],
   ['an unknown fee bump setting', { chains: { ethereum_localnet: { fee_bump: { every: 3 } } } }, {}, /chains\.ethereum_localnet\.fee_bump\.every: is not a known field/],
+  ['a watcher poll faster than 100 ms', { chains: { ethereum_localnet: { poll_ms: 10 } } }, {}, /chains\.ethereum_localnet\.poll_ms: must be >= 100/],
   ['a rate limit of zero', { rate_limit: { per_key: { max: 0, window_ms: 1000 } } }, {}, /rate_limit\.per_key\.max: must be >= 1/],
   ['a rate limit window in seconds', { rate_limit: { per_address: { max: 10, window: 60 } } }, {}, /rate_limit\.per_address/],
   ['rate limits turned on by true', { rate_limit: true }, {}, /rate_limit/],

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
+import { createApp } from '../../src/store/apps.ts';
 import { setSolverBalance } from '../../src/store/solvers.ts';
 import { openTestApi, type TestApi } from '../helpers/api.ts';
 import { SOLVER, USER } from '../helpers/fixtures.ts';
@@ -192,5 +193,58 @@ describe('the MCP server', () => {
     const all = seen.join('\n').toLowerCase();
     assert.ok(all.length > 10_000, 'the tools answered');
     for (const s of [...secrets, t.key, ...DEV_KEYS]) assert.equal(all.includes(s), false);
+  });
+});
+
+describe('the MCP server and the rate limit', () => {
+  const LIMIT = 6;
+  let t: TestApi;
+  let base: string;
+  before(async () => {
+    t = await openTestApi('pglite', undefined, {
+      rateLimits: { perKey: { max: LIMIT, windowMs: 60_000 }, perAddress: { max: 100, windowMs: 60_000 } },
+    });
+    base = await t.api.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(() => t.close());
+
+  const post = (key: string, message: Json, headers: Record<string, string> = {}) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'garden-app-id': key, ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+    });
+
+  test('a tool call over /mcp costs what one HTTP request costs, not two', async () => {
+    const { key } = await createApp(t.store.db, { name: 'mcp agent' });
+    const answers: Array<{ status: number; remaining: string | null; tool: string }> = [];
+    for (let id = 1; id <= LIMIT + 1; id++) {
+      // Each tool call reads one route in process.
+      const res = await post(key, { id, method: 'tools/call', params: { name: id % 2 ? 'get_chains' : 'get_policy', arguments: {} } });
+      const body = (await res.json()) as Json;
+      const tool = res.status !== 200 ? String(body.code) : body.result?.isError ? `refused: ${body.result.content?.[0]?.text}` : 'answered';
+      answers.push({ status: res.status, remaining: res.headers.get('x-ratelimit-remaining'), tool });
+    }
+    assert.deepEqual(
+      answers,
+      [
+        ...Array.from({ length: LIMIT }, (_, i) => ({ status: 200, remaining: String(LIMIT - 1 - i), tool: 'answered' })),
+        { status: 429, remaining: '0', tool: 'rate_limited' },
+      ],
+      `${LIMIT} tool calls within a limit of ${LIMIT}, each /mcp request counted once, the inner route not at all`,
+    );
+  });
+
+  test('the in-process mark cannot be sent by a client, and keys are still required', async () => {
+    const { key } = await createApp(t.store.db, { name: 'forger' });
+    const statuses: number[] = [];
+    const forged = ['ab'.repeat(32), 'zz'.repeat(32), `${'ab'.repeat(31)}zz`, 'ab'.repeat(33), ''];
+    for (let i = 0; i < LIMIT + 1; i++) {
+      const res = await fetch(`${base}/v3/chains`, { headers: { 'garden-app-id': key, 'x-hashlock-in-process': forged[i % forged.length]! } });
+      statuses.push(res.status);
+    }
+    assert.deepEqual(statuses, [...Array(LIMIT).fill(200), 429], 'a forged mark is counted like any request');
+    const noKey = await post('', { id: 1, method: 'tools/call', params: { name: 'get_chains', arguments: {} } });
+    assert.equal(noKey.status, 401, 'no tool call without a key');
   });
 });

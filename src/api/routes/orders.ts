@@ -9,6 +9,7 @@ import { orderStatus } from '../../orders/status.ts';
 import type { OrderRecord } from '../../store/orders.ts';
 import type { ApiContext } from '../context.ts';
 import { orderJson } from '../../orders/order-json.ts';
+import { swapView } from '../../orders/order-view.ts';
 import { errorResponses, HexId, Ok } from '../schemas.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -39,6 +40,29 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
       if (!order) throw notFound(`order ${id} not found`);
       const status = orderStatus(order, await statusClock(db, clock));
       return reply.type(JSON_TYPE).send(`{"status":"Ok","result":${orderJson(order, status)}}`);
+    },
+  );
+
+  app.get<{ Params: { order: string } }>(
+    '/v2/orders/:order/swaps',
+    {
+      onRequest: auth.onRequest,
+      schema: {
+        summary: "Get an order's two swaps",
+        description: 'The source and destination swaps exactly as the order read shows them.',
+        tags: ['orders'],
+        params: Type.Object({ order: HexId }),
+        response: {
+          200: Ok(Type.Object({ source_swap: Type.Ref('Swap'), destination_swap: Type.Ref('Swap') })),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const id = request.params.order.toLowerCase();
+      const order = await orders.get(id);
+      if (!order) throw notFound(`order ${id} not found`);
+      return { status: 'Ok', result: { source_swap: swapView(order.source), destination_swap: swapView(order.destination) } };
     },
   );
 

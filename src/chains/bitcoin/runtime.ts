@@ -45,7 +45,7 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
         lease: `watcher:${chain.key}`,
         wakeOnIndex: chain.key,
         // Blocks are minutes apart; the mempool is what makes a funding show at once.
-        intervalMs: Math.min(Math.max(chain.blockTimeMs / 10, 500), 2_000),
+        intervalMs: access.poll_ms ?? Math.min(Math.max(chain.blockTimeMs / 10, 500), 2_000),
         tick: async (_signal, wake) => {
           const read = await watcher.poll();
           if (read.to < read.head) wake();

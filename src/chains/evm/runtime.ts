@@ -24,7 +24,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
     {
       lease: `watcher:${chain.key}`,
       wakeOnIndex: chain.key,
-      intervalMs: Math.min(chain.blockTimeMs, 5_000),
+      intervalMs: access.poll_ms ?? Math.min(chain.blockTimeMs, 5_000),
       tick: async (_signal, wake) => {
         const read = await watcher.poll();
         if (read.to < read.head) wake(); // still catching up

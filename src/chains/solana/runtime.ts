@@ -28,7 +28,7 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
     {
       lease: `watcher:${chain.key}`,
       wakeOnIndex: chain.key,
-      intervalMs: Math.min(chain.blockTimeMs, 2_000),
+      intervalMs: access.poll_ms ?? Math.min(chain.blockTimeMs, 2_000),
       tick: async () => {
         await watcher.poll();
       },

@@ -1,3 +1,4 @@
+import { shortString } from 'starknet';
 import type { ChainAdapter } from '../adapter.ts';
 import { anyCase, hexHashKey } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
@@ -13,6 +14,12 @@ export const starknetAdapter: ChainAdapter = {
   txHashMatchKey: hexHashKey(/^0x[0-9a-fA-F]{1,64}$/),
   partyDescription: 'a valid starknet address',
   sourceDeadlineSeconds: DEADLINE_SECONDS,
-  quoteInitiate: (_chain, data) => ({ type: 'starknet', approval_transaction: data.approval_transaction, initiate_transaction: data.initiate_transaction }),
+  // Garden's V3InitiateStarknet: chain_id is the network's chain id felt (SN_MAIN: 0x534e5f4d41494e).
+  quoteInitiate: (chain, data) => ({
+    type: 'starknet',
+    chain_id: shortString.encodeShortString(chain.network),
+    approval_transaction: data.approval_transaction,
+    initiate_transaction: data.initiate_transaction,
+  }),
   servicePays: () => true,
 };

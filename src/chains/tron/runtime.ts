@@ -29,9 +29,10 @@ export function connectTronChain(ctx: ChainContext): ChainRuntime {
   const workers: Worker[] = [
     {
       lease: `watcher:${chain.key}`,
+      wakeOnIndex: chain.key,
       // A third of a block (at most a second): a poll costs one header read until a block comes, and
       // a watcher polling once a block, out of step with the chain, saw each block up to a block late.
-      intervalMs: Math.max(100, Math.min(Math.ceil(chain.blockTimeMs / 3), 1_000)),
+      intervalMs: access.poll_ms ?? Math.max(100, Math.min(Math.ceil(chain.blockTimeMs / 3), 1_000)),
       tick: async (_signal, wake) => {
         const read = await watcher.poll();
         if (read.to < read.head) wake(); // still catching up
