@@ -175,8 +175,10 @@ export class EvmDriver implements TxDriver<JobPayload> {
   }
 
   private async nextNonce(): Promise<bigint> {
-    const pending = BigInt(await this.client.getTransactionCount({ address: this.address, blockTag: 'pending' }));
-    const held = (await nextUnusedNonce(this.options.db, this.chain, this.signer)) ?? 0n;
+    const [pending, held] = await Promise.all([
+      this.client.getTransactionCount({ address: this.address, blockTag: 'pending' }).then(BigInt),
+      nextUnusedNonce(this.options.db, this.chain, this.signer).then((n) => n ?? 0n),
+    ]);
     return pending > held ? pending : held;
   }
 
