@@ -1,4 +1,5 @@
-import { getAddress, recoverTypedDataAddress, type Address, type Hex, type PublicClient, type TypedDataDefinition } from 'viem';
+import { getAddress, hashTypedData, type Address, type Hex, type PublicClient, type TypedDataDefinition } from 'viem';
+import { recoverDigestAddress } from '../secp256k1.ts';
 import { AppError } from '../../errors.ts';
 import type { Db } from '../../store/database.ts';
 import type { Asset, Registry } from '../registry.ts';
@@ -63,7 +64,7 @@ async function checkInitiatorSignature(client: PublicClient, asset: Asset, initi
   try {
     code = await client.getCode({ address: initiator });
   } catch (err) {
-    const signer = SIGNATURE.test(signature) ? await recoverTypedDataAddress({ ...typedData, signature }).catch(() => undefined) : undefined;
+    const signer = SIGNATURE.test(signature) ? await recoverDigestAddress(hashTypedData(typedData), signature).catch(() => undefined) : undefined;
     if (signer === initiator) return;
     throw new AppError('chain_unavailable', `cannot read the initiator on ${asset.chain.key}`, { cause: err });
   }
@@ -75,7 +76,7 @@ async function checkInitiatorSignature(client: PublicClient, asset: Asset, initi
   if (!SIGNATURE.test(signature)) throw new AppError('invalid_signature', `invalid body field 'signature': must be a 65-byte ECDSA signature in hex`);
   let signer: Address;
   try {
-    signer = await recoverTypedDataAddress({ ...typedData, signature });
+    signer = await recoverDigestAddress(hashTypedData(typedData), signature);
   } catch {
     throw new AppError('invalid_signature', "invalid body field 'signature': not a valid ECDSA signature");
   }

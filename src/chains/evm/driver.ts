@@ -3,19 +3,20 @@ import {
   http,
   keccak256,
   parseTransaction,
+  serializeTransaction,
   TransactionReceiptNotFoundError,
   type Address,
   type Hex,
-  type PrivateKeyAccount,
   type PublicClient,
   type TransactionReceipt,
 } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAddress } from 'viem/accounts';
 import type { Bump, HeldItem, JobItem, NewTx, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
 import { TxEngine, type EngineOptions } from '../../engine/engine.ts';
 import type { Db } from '../../store/database.ts';
 import type { JobSigner } from '../../store/schema.ts';
 import { nextUnusedNonce } from '../../store/signed-txs.ts';
+import { signDigest } from '../secp256k1.ts';
 import { classifyBroadcastError, describeChainError, isNodeUnreachable } from './chain-errors.ts';
 import { jobCall, parsePayload, type EvmCall, type JobPayload } from './jobs.ts';
 
@@ -55,14 +56,12 @@ export class EvmDriver implements TxDriver<JobPayload> {
   readonly sequenced = true;
   readonly resendRefusalIsFinal = false;
   readonly address: Address;
-  private readonly account: PrivateKeyAccount;
   private readonly client: PublicClient;
 
   constructor(private readonly options: EvmDriverOptions) {
     this.chain = options.chain;
     this.signer = options.signer ?? 'relayer';
-    this.account = privateKeyToAccount(options.privateKey);
-    this.address = this.account.address;
+    this.address = privateKeyToAddress(options.privateKey);
     this.client = createPublicClient({ transport: http(options.rpcUrl, { batch: true }), cacheTime: 0 });
   }
 
@@ -183,7 +182,7 @@ export class EvmDriver implements TxDriver<JobPayload> {
   }
 
   private async signCall(call: EvmCall, t: { nonce: bigint; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<NewTx & { nonce: bigint }> {
-    const raw = await this.account.signTransaction({
+    const tx = {
       type: 'eip1559',
       chainId: this.options.chainId,
       to: call.to,
@@ -193,7 +192,9 @@ export class EvmDriver implements TxDriver<JobPayload> {
       gas: t.gas,
       maxFeePerGas: t.maxFeePerGas,
       maxPriorityFeePerGas: t.maxPriorityFeePerGas,
-    });
+    } as const;
+    // As viem's account signs it (the same bytes), with libsecp256k1 doing the curve.
+    const raw = serializeTransaction(tx, await signDigest(keccak256(serializeTransaction(tx)), this.options.privateKey));
     return { raw, hash: keccak256(raw), nonce: t.nonce };
   }
 

@@ -1,4 +1,5 @@
-import { recoverTypedDataAddress, type Hex, type TypedDataDefinition } from 'viem';
+import { hashTypedData, type Hex, type TypedDataDefinition } from 'viem';
+import { recoverDigestAddress } from '../secp256k1.ts';
 import { AppError } from '../../errors.ts';
 import type { Db } from '../../store/database.ts';
 import type { Asset, Registry } from '../registry.ts';
@@ -58,7 +59,7 @@ async function unavailableIfDown<T>(asset: Asset, read: () => Promise<T>): Promi
 async function checkSignature(typedData: TypedDataDefinition, signature: Hex, party: string, what: string): Promise<void> {
   let signer: string;
   try {
-    signer = await recoverTypedDataAddress({ ...typedData, signature });
+    signer = await recoverDigestAddress(hashTypedData(typedData), signature);
   } catch {
     throw new AppError('invalid_signature', "invalid body field 'signature': not a valid secp256k1 signature");
   }
