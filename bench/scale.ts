@@ -85,6 +85,13 @@ async function serverSideOrderReads(apiUrl: string): Promise<string> {
   return total === 0 ? 'no reads counted' : `${total} reads: p50 <= ${p50?.le} ms, p99 <= ${p99?.le} ms`;
 }
 
+/** A failed swap's error with its causes (fetch's "fetch failed" says nothing without them). */
+const describeFailure = (err: unknown): string => {
+  const parts: string[] = [];
+  for (let e = err; e instanceof Error && parts.length < 4; e = e.cause) parts.push(`${e.message}${(e as { code?: string }).code ? ` (${(e as { code?: string }).code})` : ''}`);
+  return parts.join(' <- ') || String(err);
+};
+
 type PassBuckets = Map<string, { buckets: Array<{ le: number; count: number }>; sum: number }>;
 
 /** Every worker's pass-duration histogram (hashlock_worker_pass_seconds) as /metrics shows it now. */
@@ -255,7 +262,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
       return [
         {
           measure: `${run}${options.swaps} gasless swaps at once`,
-          result: `${done.length}/${options.swaps} completed, ${(done.length / wall).toFixed(1)} swaps/s; first ${Math.min(...done).toFixed(1)} s, median ${quantile(done, 0.5).toFixed(1)} s, last ${Math.max(...done).toFixed(1)} s${failure ? `; first failure: ${String(failure.reason)}` : ''}`,
+          result: `${done.length}/${options.swaps} completed, ${(done.length / wall).toFixed(1)} swaps/s; first ${Math.min(...done).toFixed(1)} s, median ${quantile(done, 0.5).toFixed(1)} s, last ${Math.max(...done).toFixed(1)} s${failure ? `; ${results.length - done.length} failed, the first: ${describeFailure(failure.reason)}` : ''}`,
           note,
         },
         { measure: `${run}GET /v2/orders/{id} while they run (${READERS} readers)`, result: `${reads.length} reads, p50 ${quantile(reads, 0.5).toFixed(1)} ms, p99 ${quantile(reads, 0.99).toFixed(1)} ms`, note },
@@ -316,7 +323,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
           },
           {
             measure: `${rate} swaps/s for ${seconds} s: creation -> completed`,
-            result: `${done.length}/${rate * seconds} completed; p50 ${ms(quantile(durations, 0.5))}, p95 ${ms(quantile(durations, 0.95))}, max ${ms(Math.max(...durations))} (floor of four 1 s blocks plus one: 5000 ms)${failure ? `; first failure: ${String(failure.reason)}` : ''}`,
+            result: `${done.length}/${rate * seconds} completed; p50 ${ms(quantile(durations, 0.5))}, p95 ${ms(quantile(durations, 0.95))}, max ${ms(Math.max(...durations))} (floor of four 1 s blocks plus one: 5000 ms)${failure ? `; ${results.length - done.length} failed, the first: ${describeFailure(failure.reason)}` : ''}`,
             note,
           },
           { measure: '(a) source confirmed -> destination initiate sent', result: `p50 ${ms(quantile(a, 0.5))}, p95 ${ms(quantile(a, 0.95))}`, note },
