@@ -30,6 +30,7 @@ import { createDatabase } from '../test/helpers/stores.ts';
 import { hex0x, observeChain, serviceLatencies } from './chain-observer.ts';
 import { OrderReaders } from './order-readers.ts';
 import { quantile, type Row } from './stats.ts';
+import { wbtcOrderBody } from './wbtc-order.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 const AMOUNT = 10_000n;
@@ -207,14 +208,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
      */
     const swap = async (readers?: OrderReaders): Promise<{ startedAt: number; doneAt: number; source: string; destination: string }> => {
       const startedAt = performance.now();
-      const created = await call('/v2/orders', {
-        method: 'POST',
-        body: {
-          source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
-          destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount },
-          nonce: randomBytes(10).toString('hex'),
-        },
-      });
+      const created = await call('/v2/orders', { method: 'POST', body: wbtcOrderBody(user.address, AMOUNT, destinationAmount) });
       const id = created.order_id as string;
       readers?.add(id);
       const stream = await SseClient.open(`${devnet.api_url}/v2/orders/${id}/events`, { 'service-app-id': appKey });

@@ -31,6 +31,7 @@ import type { StoreKind } from '../src/store/database.ts';
 import { signGaslessInitiate } from '../test/helpers/gasless.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
 import { quantile, type Row } from './stats.ts';
+import { wbtcOrderBody } from './wbtc-order.ts';
 
 const SEQUENTIAL = Number(process.env.BENCH_SWAPS ?? 20);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
@@ -89,14 +90,7 @@ export async function settlementRun(
     return sent;
   };
   const swap = async (): Promise<{ source: string; destination: string }> => {
-    const created = await api('/v2/orders', {
-      method: 'POST',
-      body: {
-        source: { asset: 'ethereum_localnet:wbtc', owner: user.address, amount: AMOUNT.toString() },
-        destination: { asset: 'arbitrum_localnet:wbtc', owner: user.address, amount: destinationAmount },
-        nonce: randomBytes(10).toString('hex'),
-      },
-    });
+    const created = await api('/v2/orders', { method: 'POST', body: wbtcOrderBody(user.address, AMOUNT, destinationAmount) });
     const id = created.order_id as string;
     if (o.gasless) {
       const signature = await signGaslessInitiate(user, created.typed_data);
