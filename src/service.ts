@@ -30,6 +30,9 @@ import { CHAIN_INDEX_CHANNEL } from './store/index-requests.ts';
 import { startWebhookDelivery } from './webhooks/delivery-worker.ts';
 import { enqueueWebhookDeliveries } from './webhooks/outbox.ts';
 
+/** The listening socket's accept queue; the kernel caps it at net.core.somaxconn (4096 on current Linux). */
+const LISTEN_BACKLOG = 4096;
+
 export interface Service {
   store: Store;
   registry: Registry;
@@ -226,7 +229,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         }
       }),
     );
-    const address = await api.listen({ port: config.port, host: config.host });
+    // Node's default accept queue (511) overflows when a thousand clients connect at once while the loop
+    // is busy; the kernel then drops their SYNs and they retry after 1, 3, 7 s, or time out.
+    const address = await api.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
     return {
       store,
       registry,
