@@ -58,7 +58,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   });
   const signingOptions = chainSigningOptions(config.chains, registry);
   const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined));
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   const stoppers: Array<() => unknown> = [];
   // Every worker stops at once (each aborts its own work in progress), the API with them.
   const stopAll = async () => {

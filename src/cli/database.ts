@@ -12,7 +12,7 @@ export const configOf = (file: string | undefined): ServiceConfig => loadService
  */
 export async function withDatabase(configFile: string | undefined, work: (db: Db, config: ServiceConfig) => Promise<void>): Promise<void> {
   const config = configOf(configFile);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   try {
     await migrate(store.db);
     await work(store.db, config);

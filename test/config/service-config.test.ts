@@ -48,6 +48,11 @@ test('webhooks: private addresses refused and the delivery log kept 30 days by d
   assert.deepEqual([given.webhooksAllowPrivateAddresses, given.webhooksKeepDeliveriesDays], [true, 7]);
 });
 
+test('the PostgreSQL pool: 20 connections by default, else as given', () => {
+  assert.equal(loadServiceConfig(writeConfig({}), {}).databasePoolSize, 20);
+  assert.equal(loadServiceConfig(writeConfig({ database_pool_size: 4 }), {}).databasePoolSize, 4);
+});
+
 test('event streams: 10,000 open and 50 public per client address by default, else as given', () => {
   assert.deepEqual(loadServiceConfig(writeConfig({}), {}).eventStreams, { maxStreams: 10_000, maxPublicStreamsPerAddress: 50 });
   const given = loadServiceConfig(writeConfig({ event_streams: { max_open: 500, max_public_per_address: 0 } }), {});
@@ -63,6 +68,8 @@ const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
   ['a non-numeric PORT', {}, { PORT: 'eighty' }, /PORT: eighty is not a TCP port number/],
   ['an unknown field', { prot: 1 }, {}, /prot: is not a known field/],
   ['a bad database URL', { database_url: 'mysql://x' }, {}, /database_url: must match pattern/],
+  ['a database pool of no connection', { database_pool_size: 0 }, {}, /database_pool_size: must be >= 1/],
+  ['a fractional database pool', { database_pool_size: 2.5 }, {}, /database_pool_size: must be integer/],
   ['a negative price', { prices: { bitcoin: -1 } }, {}, /prices\.bitcoin: must be >= 0/],
   ['a solver without name', { solvers: [{ id: 's', addresses: {} }] }, {}, /solvers\[0\]\.name: is required/],
   ['a bad log level', { log_level: 'loud' }, {}, /log_level: must be/],
