@@ -9,17 +9,7 @@ import { dropInstantRefundConsent, instantRefundConsent } from '../store/instant
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
 import { findOrders, type OrderRecord } from '../store/orders.ts';
 import { releaseOrderLiquidity, releaseOrdersLiquidity } from '../store/solvers.ts';
-import {
-  claimFundings,
-  orderIdsToFund,
-  ordersToInstantRefund,
-  ordersToAccrue,
-  ordersToRedeemForClient,
-  ordersToRedeemSource,
-  ordersToRefund,
-  ordersToRefundSourceForClient,
-  secretCiphertext,
-} from '../store/solver-queries.ts';
+import { claimFundings, secretCiphertext, solverWork } from '../store/solver-queries.ts';
 import { silentLog, type Log } from '../log.ts';
 
 export interface SolverOptions {
@@ -147,11 +137,11 @@ export class Solver {
     const only = full ? undefined : [...this.touched];
     this.touched = new Set();
     if (full) this.lastFullPass = now;
-    const q = { solverId: this.solverId, chains, limit: this.batch, ...(only ? { only } : {}) };
-    const each = async (query: Promise<string[]>, step: (order: OrderRecord) => Promise<void>) => {
-      const ids = await query;
-      if (ids.length === 0) return;
-      const byId = new Map((await findOrders(this.db, ids)).map((o) => [o.id, o]));
+    const work = await solverWork(this.db, { solverId: this.solverId, chains, limit: this.batch, nowSeconds: unixSeconds(this.clock), ...(only ? { only } : {}) });
+    const wanted = [...new Set(Object.values(work).flat())];
+    if (wanted.length === 0) return pass;
+    const byId = new Map((await findOrders(this.db, wanted)).map((o) => [o.id, o]));
+    const each = async (ids: readonly string[], step: (order: OrderRecord) => Promise<void>) => {
       const orders = ids.flatMap((id) => byId.get(id) ?? []);
       await forEachLimit(orders, this.concurrency, async (order) => {
         if (signal?.aborted) return;
@@ -163,17 +153,21 @@ export class Solver {
       });
     };
     await Promise.all([
-      each(ordersToRedeemSource(this.db, q), (o) => this.redeemSource(o, pass)),
-      // After funding: an order the solver funds in this pass is no longer one that failed.
-      this.fundAll(each, orderIdsToFund(this.db, q), pass, signal).then(() =>
-        each(ordersToInstantRefund(this.db, { ...q, nowSeconds: unixSeconds(this.clock) }), (o) => this.instantRefund(o, pass)),
+      each(work.redeemSource, (o) => this.redeemSource(o, pass)),
+      // After funding: an order the solver claimed for funding in this pass is no longer one that failed
+      // (and rule 5's gate in the instant refund would refuse it).
+      this.fundAll(each, work.fund, pass, signal).then((claimed) =>
+        each(
+          work.instantRefund.filter((id) => !claimed.has(id)),
+          (o) => this.instantRefund(o, pass),
+        ),
       ),
-      each(ordersToRedeemForClient(this.db, q), (o) => this.redeemForClient(o, pass)),
-      each(ordersToAccrue(this.db, q), async (o) => {
+      each(work.redeemForClient, (o) => this.redeemForClient(o, pass)),
+      each(work.accrue, async (o) => {
         if ((await accrueOrderFees(this.db, o.id)) > 0) pass.accrued.push(o.id);
       }),
-      each(ordersToRefund(this.db, q), (o) => this.refundDestination(o, pass)),
-      each(ordersToRefundSourceForClient(this.db, q), async (o) => {
+      each(work.refund, (o) => this.refundDestination(o, pass)),
+      each(work.refundSourceForClient, async (o) => {
         const src = this.chains.get(o.source.chain);
         if (await src?.refundSourceForClient?.(o)) {
           pass.refundedForClient.push(o.id);
@@ -190,20 +184,20 @@ export class Solver {
    * liquidity they reserved.
    */
   private async fundAll(
-    each: (query: Promise<string[]>, step: (order: OrderRecord) => Promise<void>) => Promise<void>,
-    query: Promise<string[]>,
+    each: (ids: readonly string[], step: (order: OrderRecord) => Promise<void>) => Promise<void>,
+    ids: readonly string[],
     pass: SolverPass,
     signal: AbortSignal | undefined,
-  ): Promise<void> {
+  ): Promise<Set<string>> {
     const ready: OrderRecord[] = [];
     const fundBy = new Map<string, Date>();
-    await each(query, async (order) => {
+    await each(ids, async (order) => {
       const by = await this.readyToFund(order, pass);
       if (!by) return;
       ready.push(order);
       fundBy.set(order.id, by);
     });
-    if (ready.length === 0 || signal?.aborted) return;
+    if (ready.length === 0 || signal?.aborted) return new Set();
     // Rule 5: the intent is recorded under each order's row lock, unless an instant refund was co-signed.
     const claimed = await claimFundings(this.db, ready.map((o) => o.id));
     const byChain = new Map<SolverChain, OrderRecord[]>();
@@ -235,6 +229,7 @@ export class Solver {
         await releaseOrdersLiquidity(this.db, funded).catch((err: unknown) => this.log.error({ chain: dst.chain.key, error: safeErrorText(err) }, 'releasing the liquidity failed'));
       }),
     );
+    return claimed;
   }
 
   /**

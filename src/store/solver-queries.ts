@@ -28,22 +28,6 @@ export interface SolverQuery {
   only?: readonly string[];
 }
 
-async function ids(db: Db, q: SolverQuery, condition: RawBuilder<unknown>): Promise<string[]> {
-  const chains = sql.join(q.chains.map((c) => sql`${c}`));
-  if (q.only?.length === 0) return [];
-  const only = q.only ? sql`and o.id in (${sql.join(q.only.map((id) => sql`${id}`))})` : sql``;
-  const { rows } = await sql<{ id: string }>`
-    select o.id
-    from orders o
-    join swaps s on s.order_id = o.id and s.side = 'source'
-    join swaps d on d.order_id = o.id and d.side = 'destination'
-    where o.solver_id = ${q.solverId} and s.chain in (${chains}) and d.chain in (${chains}) and ${condition} ${only}
-    order by o.created_at
-    limit ${q.limit}
-  `.execute(db);
-  return rows.map((r) => r.id);
-}
-
 /**
  * No queued job for one of `actions` of the order is waiting, in flight or done: the step is taken,
  * and the order waits for the watcher to record it. A failed job's step is tried again. A job
@@ -84,55 +68,63 @@ export const SOLVER_CONDITIONS = {
   instantRefund: all(deadlinePassed, statusRule('initiated'), unsettled('source'), not(seen('destination', 'initiate'))),
 } as const satisfies Record<string, Condition>;
 
-/** Source initiated with enough confirmations, not redeemed or refunded; destination not initiated; no instant refund. */
-export const orderIdsToFund = (db: Db, q: SolverQuery) =>
-  ids(db, q, sql`not o.instant_refund_signed and ${conditionSql(SOLVER_CONDITIONS.fund)} and ${noLiveJob('solver-fund')}`);
+/** The solver's steps, each of which selects the orders it is to be taken on. */
+export const SOLVER_STEPS = ['fund', 'redeemForClient', 'redeemSource', 'accrue', 'refund', 'refundSourceForClient', 'instantRefund'] as const;
+export type SolverStep = (typeof SOLVER_STEPS)[number];
 
-/** The service holds the secret; the destination is initiated and confirmed, neither redeemed nor refunded. */
-export const ordersToRedeemForClient = (db: Db, q: SolverQuery) =>
-  ids(db, q, sql`o.secret_ciphertext is not null and ${conditionSql(SOLVER_CONDITIONS.redeemForClient)} and ${noLiveJob('redeem')}`);
-
-/** The secret is on chain (destination redeemed) and the source is initiated, neither redeemed nor refunded. */
-export const ordersToRedeemSource = (db: Db, q: SolverQuery) =>
-  ids(db, q, sql`d.secret <> '' and ${conditionSql(SOLVER_CONDITIONS.redeemSource)} and ${noLiveJob('solver-redeem')}`);
-
-/** Completed (both redeems confirmed) with affiliate fees still pending. */
-export const ordersToAccrue = (db: Db, q: SolverQuery) =>
-  ids(
-    db,
-    q,
-    sql`${conditionSql(SOLVER_CONDITIONS.accrue)} and exists (select 1 from affiliate_fees f where f.order_id = o.id and f.status = 'pending')`,
-  );
-
-/** The destination is initiated, neither redeemed nor refunded, and its timelock has run out at the watched height. */
-export const ordersToRefund = (db: Db, q: SolverQuery) =>
-  ids(db, q, sql`${conditionSql(SOLVER_CONDITIONS.refund)} and ${noLiveJob('solver-refund')}`);
-
-/**
- * The service holds the client's key of the source (no delegate given), and the source's timelock has
- * run out at the watched height with the source neither redeemed nor refunded: refund it to the client.
- */
-export const ordersToRefundSourceForClient = (db: Db, q: SolverQuery) =>
-  ids(
-    db,
-    q,
-    sql`o.delegate_key_ciphertext is not null and s.delegate <> '' and ${conditionSql(SOLVER_CONDITIONS.refundSourceForClient)} and ${noLiveJob('refund')}`,
-  );
+/** Each step's selection: its status facts (SOLVER_CONDITIONS) and what is the solver's own. */
+const stepConditions = (nowSeconds: number): Record<SolverStep, RawBuilder<unknown>> => ({
+  /** Source initiated with enough confirmations, not redeemed or refunded; destination not initiated; no instant refund. */
+  fund: sql`not o.instant_refund_signed and ${conditionSql(SOLVER_CONDITIONS.fund)} and ${noLiveJob('solver-fund')}`,
+  /** The service holds the secret; the destination is initiated and confirmed, neither redeemed nor refunded. */
+  redeemForClient: sql`o.secret_ciphertext is not null and ${conditionSql(SOLVER_CONDITIONS.redeemForClient)} and ${noLiveJob('redeem')}`,
+  /** The secret is on chain (destination redeemed) and the source is initiated, neither redeemed nor refunded. */
+  redeemSource: sql`d.secret <> '' and ${conditionSql(SOLVER_CONDITIONS.redeemSource)} and ${noLiveJob('solver-redeem')}`,
+  /** Completed (both redeems confirmed) with affiliate fees still pending. */
+  accrue: sql`${conditionSql(SOLVER_CONDITIONS.accrue)} and exists (select 1 from affiliate_fees f where f.order_id = o.id and f.status = 'pending')`,
+  /** The destination is initiated, neither redeemed nor refunded, and its timelock has run out at the watched height. */
+  refund: sql`${conditionSql(SOLVER_CONDITIONS.refund)} and ${noLiveJob('solver-refund')}`,
+  /**
+   * The service holds the client's key of the source (no delegate given), and the source's timelock has
+   * run out at the watched height with the source neither redeemed nor refunded: refund it to the client.
+   */
+  refundSourceForClient: sql`o.delegate_key_ciphertext is not null and s.delegate <> '' and ${conditionSql(SOLVER_CONDITIONS.refundSourceForClient)} and ${noLiveJob('refund')}`,
+  /**
+   * The client consented to an instant refund (migration 0011) and the order failed: its deadline has
+   * passed (`nowSeconds`) with the destination neither initiated nor claimed for funding, though the
+   * source is funded with the confirmations the funding step waits for (so the solver had its chance),
+   * neither redeemed nor refunded, and no instant refund is queued yet.
+   */
+  instantRefund: sql`o.instant_refund_consent is not null and o.destination_funding_at is null
+    and ${conditionSql(SOLVER_CONDITIONS.instantRefund, nowSeconds)}
+    and not exists (select 1 from relayer_jobs j where j.order_id = o.id and j.action = 'instant-refund')`,
+});
 
 /**
- * The client consented to an instant refund (migration 0011) and the order failed: its deadline has
- * passed (`nowSeconds`) with the destination neither initiated nor claimed for funding, though the
- * source is funded with the confirmations the funding step waits for (so the solver had its chance),
- * neither redeemed nor refunded, and no instant refund is queued yet.
+ * The orders each step is to be taken on, oldest first, at most `limit` per step: one statement for
+ * the whole pass (a pass runs after every change of an order, so its round trips are what a swap waits for).
  */
-export const ordersToInstantRefund = (db: Db, q: SolverQuery & { nowSeconds: number }) =>
-  ids(
-    db,
-    q,
-    sql`o.instant_refund_consent is not null and o.destination_funding_at is null
-      and ${conditionSql(SOLVER_CONDITIONS.instantRefund, q.nowSeconds)}
-      and not exists (select 1 from relayer_jobs j where j.order_id = o.id and j.action = 'instant-refund')`,
+export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }): Promise<Record<SolverStep, string[]>> {
+  const work = Object.fromEntries(SOLVER_STEPS.map((step) => [step, [] as string[]])) as Record<SolverStep, string[]>;
+  if (q.only?.length === 0) return work;
+  const chains = sql.join(q.chains.map((c) => sql`${c}`));
+  const only = q.only ? sql`and o.id in (${sql.join(q.only.map((id) => sql`${id}`))})` : sql``;
+  const conditions = stepConditions(q.nowSeconds);
+  const selects = SOLVER_STEPS.map(
+    (step) => sql`(
+      select ${step}::text as step, o.id, o.created_at
+      from orders o
+      join swaps s on s.order_id = o.id and s.side = 'source'
+      join swaps d on d.order_id = o.id and d.side = 'destination'
+      where o.solver_id = ${q.solverId} and s.chain in (${chains}) and d.chain in (${chains}) and ${conditions[step]} ${only}
+      order by o.created_at
+      limit ${q.limit}
+    )`,
   );
+  const { rows } = await sql<{ step: SolverStep; id: string }>`select step, id from (${sql.join(selects, sql` union all `)}) w order by created_at`.execute(db);
+  for (const row of rows) work[row.step].push(row.id);
+  return work;
+}
 
 /**
  * Rule 5: refuses when the solver co-signed an instant refund, and otherwise records the intent to

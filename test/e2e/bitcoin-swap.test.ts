@@ -16,7 +16,7 @@ import { BitcoinRpc } from '../../src/chains/bitcoin/rpc.ts';
 import { findOrder } from '../../src/store/orders.ts';
 import type { SecretBox } from '../../src/orders/secret-box.ts';
 import { BitcoinSolverChain } from '../../src/chains/bitcoin/solver-chain.ts';
-import { orderIdsToFund } from '../../src/store/solver-queries.ts';
+import { solverWork } from '../../src/store/solver-queries.ts';
 import { localnetRegistry, SOLVER } from '../helpers/fixtures.ts';
 import { confirmedBalance, litecoinNodeForSuite, toCoins } from '../helpers/litecoin.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -377,7 +377,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const [block] = await node.mine(1);
     await world.catchUp();
     assert.equal((await world.read(o.id)).status, 'initiated');
-    assert.ok((await orderIdsToFund(w.store.db, { solverId: SOLVER.id, chains: [ltcChain.key, 'arbitrum_localnet'], limit: 50 })).includes(o.id));
+    assert.ok((await solverWork(w.store.db, { solverId: SOLVER.id, chains: [ltcChain.key, 'arbitrum_localnet'], limit: 50, nowSeconds: Math.floor(Date.now() / 1000) })).fund.includes(o.id));
     await node.rpc.call('invalidateblock', [block]);
     await world.catchUp();
     const back = await world.read(o.id);

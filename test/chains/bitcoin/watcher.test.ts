@@ -22,7 +22,7 @@ import { runWorker } from '../../../src/lease-loop.ts';
 import type { ParentLog } from '../../../src/log.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { orderStatus, type OrderStatus } from '../../../src/orders/status.ts';
-import { orderIdsToFund } from '../../../src/store/solver-queries.ts';
+import { solverWork } from '../../../src/store/solver-queries.ts';
 import { utxosOf } from '../../../src/chains/bitcoin/store/utxos.ts';
 import { listChainHeights } from '../../../src/store/chain-heights.ts';
 import { toRfc3339Seconds, type Store } from '../../../src/store/database.ts';
@@ -275,7 +275,7 @@ describeEachStore('BitcoinWatcher', (kind) => {
     assert.equal(swap.filledAmount, (AMOUNT - 1n).toString());
     assert.deepEqual([swap.initiateTxHash, swap.initiateBlockNumber, swap.initiateTimestamp, swap.currentConfirmations], ['', '0', null, 0]);
     assert.equal(await status(short), 'created');
-    const toFund = await orderIdsToFund(store.db, { solverId: SOLVER.id, chains: [CHAIN, 'ethereum_localnet'], limit: 1000 });
+    const toFund = (await solverWork(store.db, { solverId: SOLVER.id, chains: [CHAIN, 'ethereum_localnet'], limit: 1000, nowSeconds: Math.floor(Date.now() / 1000) })).fund;
     assert.ok(toFund.includes(full.order.id), 'the fully funded order is one the solver funds');
     assert.ok(!toFund.includes(short.order.id), 'the underfunded one is not');
 
