@@ -1,5 +1,5 @@
 import type { Db } from './store/database.ts';
-import { acquireLease, releaseLease } from './store/leases.ts';
+import { acquireLease, releaseLease, renewLeases } from './store/leases.ts';
 
 /** How long a lease outlives its holder's last renewal: another instance takes over this soon after a crash. */
 export const LEASE_TTL_MS = 3_000;
@@ -19,6 +19,64 @@ export interface LeasedLoopOptions {
   tick: (signal: AbortSignal) => Promise<unknown>;
   /** A tick's failure; not called for what fails once the loop is stopping (the stop's own doing). */
   onError: (error: unknown) => void;
+  /** The instance's heartbeat, shared by its loops of the same holder and ttl; the loop's own when absent. */
+  heartbeat?: LeaseHeartbeat;
+}
+
+/** What a loop hears from the heartbeat: its lease renewed (when asked), taken by another, or not renewable now. */
+type Renewal = { renewedAt: number } | { taken: true } | { failed: unknown };
+
+/**
+ * Renews every lease one instance holds (one `holder`, one ttl) every third of the lease's life, in one
+ * statement for all of them: an instance runs a few dozen workers, and a renewal each per second was a
+ * fifth of the statements an idle service sent.
+ */
+export class LeaseHeartbeat {
+  private readonly held = new Map<string, (renewal: Renewal) => void>();
+  private timer: NodeJS.Timeout | undefined;
+  private renewing = false;
+
+  constructor(
+    private readonly db: Db,
+    readonly holder: string,
+    readonly ttlMs: number = LEASE_TTL_MS,
+  ) {}
+
+  get renewMs(): number {
+    return Math.floor(this.ttlMs / 3);
+  }
+
+  /** Keeps renewing `name` (held by this holder) until `drop(name)`. */
+  keep(name: string, onRenewal: (renewal: Renewal) => void): void {
+    this.held.set(name, onRenewal);
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.renew(), this.renewMs);
+      this.timer.unref();
+    }
+  }
+
+  drop(name: string): void {
+    this.held.delete(name);
+    if (this.held.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private async renew(): Promise<void> {
+    if (this.renewing || this.held.size === 0) return;
+    this.renewing = true;
+    const askedAt = Date.now();
+    const names = [...this.held.keys()];
+    try {
+      const renewed = await renewLeases(this.db, names, this.holder, this.ttlMs);
+      for (const name of names) this.held.get(name)?.(renewed.has(name) ? { renewedAt: askedAt } : { taken: true });
+    } catch (error) {
+      for (const name of names) this.held.get(name)?.({ failed: error });
+    } finally {
+      this.renewing = false;
+    }
+  }
 }
 
 export interface LeasedLoop {
@@ -34,18 +92,21 @@ export interface LeasedLoop {
  * per event; the interval is the fallback when no event comes.
  *
  * The lease is short (`ttlMs`) so that a dead instance's work moves on within seconds: the holder
- * renews it every third of its life (a heartbeat, during ticks and between them), and an instance
- * without it asks again as often. A holder that cannot renew in time (the lease was taken, or the
- * database did not answer) aborts the tick in progress, so two instances never knowingly run one
- * worker at once.
+ * renews it every third of its life (the heartbeat, during ticks and between them, one statement for
+ * all of an instance's loops), and an instance without it asks again as often. A holder that cannot
+ * renew in time (the lease was taken, or the database did not answer) aborts the tick in progress, so
+ * two instances never knowingly run one worker at once.
  *
  * Leases are exclusion between instances, so they run on real time: the database's clock decides when
  * a lease has expired (the one clock every instance shares), and the holder counts its renewals on the
  * machine's clock, not the service's injectable one (src/clock.ts), which a test may move ahead.
  */
 export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
-  const ttlMs = options.ttlMs ?? LEASE_TTL_MS;
-  const renewMs = Math.floor(ttlMs / 3);
+  const heartbeat = options.heartbeat ?? new LeaseHeartbeat(options.db, options.holder, options.ttlMs ?? LEASE_TTL_MS);
+  if (heartbeat.holder !== options.holder || (options.ttlMs !== undefined && options.ttlMs !== heartbeat.ttlMs)) {
+    throw new Error(`${options.lease}: the heartbeat renews another holder's or another ttl's leases`);
+  }
+  const { ttlMs, renewMs } = heartbeat;
   const stopping = new AbortController();
   let stopped = false;
   let ticking = false;
@@ -58,32 +119,34 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
 
   const lose = (reason: string) => {
     renewedAt = undefined;
+    heartbeat.drop(options.lease);
     tickAbort?.abort(new Error(`${options.lease}: ${reason}`));
+  };
+  // The lease still counts from the last renewal that did succeed, with a margin for clock drift.
+  const renewalFailed = () => {
+    if (renewedAt !== undefined && Date.now() - renewedAt > ttlMs - renewMs) lose('the lease could not be renewed');
+  };
+  const onRenewal = (renewal: Renewal) => {
+    if (renewedAt === undefined || stopped) return;
+    if ('renewedAt' in renewal) renewedAt = renewal.renewedAt;
+    else if ('taken' in renewal) lose('the lease was taken by another instance');
+    else renewalFailed();
   };
   const acquire = async (): Promise<boolean> => {
     const askedAt = Date.now();
     try {
       if (await acquireLease(options.db, options.lease, options.holder, ttlMs)) {
         renewedAt = askedAt;
+        heartbeat.keep(options.lease, onRenewal);
         return true;
       }
       lose('the lease was taken by another instance');
     } catch (error) {
-      // The lease still counts from the last renewal that did succeed, with a margin for clock drift.
-      if (renewedAt !== undefined && Date.now() - renewedAt > ttlMs - renewMs) lose('the lease could not be renewed');
+      renewalFailed();
       throw error;
     }
     return false;
   };
-  let renewing = false;
-  const heartbeat = setInterval(() => {
-    if (renewedAt === undefined || renewing || stopped) return;
-    renewing = true;
-    acquire()
-      .catch(() => undefined)
-      .finally(() => (renewing = false));
-  }, renewMs);
-  heartbeat.unref();
 
   const schedule = (delayMs: number) => {
     clearTimeout(timer);
@@ -96,8 +159,9 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
     wakeAgain = false;
     let held = false;
     try {
-      // Renewed within the last third of its life (by the heartbeat or the last tick): still held.
-      held = (renewedAt !== undefined && Date.now() - renewedAt < renewMs) || (await acquire());
+      // Renewed within two thirds of its life (by the heartbeat or the last acquire): still held, with
+      // the last third as the margin `renewalFailed` keeps too.
+      held = (renewedAt !== undefined && Date.now() - renewedAt < ttlMs - renewMs) || (await acquire());
       if (held) {
         tickAbort = new AbortController();
         await options.tick(AbortSignal.any([stopping.signal, tickAbort.signal]));
@@ -121,7 +185,7 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
     },
     stop: async () => {
       stopped = true;
-      clearInterval(heartbeat);
+      heartbeat.drop(options.lease);
       stopping.abort(new Error(`${options.lease}: stopping`));
       clearTimeout(timer);
       await running;
@@ -146,11 +210,12 @@ export interface Worker {
 }
 
 /** Runs a worker under its lease, with its push source of wakes, until stopped. */
-export function runWorker(db: Db, worker: Worker, options: { holder: string; onError: (error: unknown) => void }): LeasedLoop {
+export function runWorker(db: Db, worker: Worker, options: { holder: string; heartbeat?: LeaseHeartbeat; onError: (error: unknown) => void }): LeasedLoop {
   const loop: LeasedLoop = leasedLoop({
     db,
     lease: worker.lease,
     holder: options.holder,
+    ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
     intervalMs: worker.intervalMs,
     tick: (signal) => worker.tick(signal, () => loop.wake()),
     onError: options.onError,

@@ -15,7 +15,7 @@ import { chainAdapter } from './chains/adapters.ts';
 import { systemClock, unixSeconds, type Clock } from './clock.ts';
 import { OrderRecorder } from './events/order-recorder.ts';
 import { Solver } from './solver/solver.ts';
-import { runWorker, type LeasedLoop } from './lease-loop.ts';
+import { LeaseHeartbeat, runWorker, type LeasedLoop } from './lease-loop.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { WorkerTiming } from './worker-timing.ts';
 import { NodeHealth } from './chains/node-health.ts';
@@ -72,6 +72,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     await syncSolvers(store.db, config.solvers);
     const prices = await priceSource(config, registry, stoppers, clock);
     const instance = randomUUID();
+    // One statement renews the leases of all this instance's workers.
+    const heartbeat = new LeaseHeartbeat(store.db, instance);
     const nodeHealth = new NodeHealth(undefined, clock);
     const timing = new WorkerTiming();
     // Filled once the API's logger exists; the API reaches a chain's actions only when a request comes.
@@ -147,7 +149,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
           if (!isConnectionLoss(err)) nodeHealth.failed(key, worker.lease, err);
           failed(err, `${worker.lease} failed`, { chain: key });
         };
-        const loop = runWorker(store.db, timing.timed(reporting), { holder: instance, onError });
+        const loop = runWorker(store.db, timing.timed(reporting), { holder: instance, heartbeat, onError });
         stoppers.push(() => loop.stop());
         if (worker.wakeOnJob) byJob.set(worker.wakeOnJob, loop);
         if (worker.wakeOnIndex) byIndex.set(worker.wakeOnIndex, loop);
@@ -164,7 +166,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const recorderLoop = runWorker(
       store.db,
       timing.timed({ lease: 'order-events', intervalMs: 1_000, tick: async (signal) => void (await recorder.tick(signal)) }),
-      { holder: instance, onError: (err) => failed(err, 'recording order events failed') },
+      { holder: instance, heartbeat, onError: (err) => failed(err, 'recording order events failed') },
     );
     stoppers.push(() => recorderLoop.stop());
     const onOrderChanged: Array<(orderId: string) => void> = [
@@ -190,7 +192,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
             await solver.tick(signal);
           },
         }),
-        { holder: instance, onError: (err) => failed(err, 'solver pass failed') },
+        { holder: instance, heartbeat, onError: (err) => failed(err, 'solver pass failed') },
       );
       stoppers.push(() => loop.stop());
       // A pass looks first at the orders that changed, and once a second regardless.

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
-import { leasedLoop } from '../src/lease-loop.ts';
+import { LeaseHeartbeat, leasedLoop } from '../src/lease-loop.ts';
 import type { Store } from '../src/store/database.ts';
 import { describeEachStore, openTestStore } from './helpers/stores.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -168,6 +168,49 @@ describeEachStore('leased loops', (kind) => {
     assert.ok(abortedAfter < 500, `aborted ${abortedAfter} ms after the lease was taken`);
     assert.match(String(errors[0]), /taken by another instance/);
     await loop.stop();
+  });
+
+  test("one heartbeat renews all of an instance's leases; a lease taken from it aborts that loop only", async () => {
+    const heartbeat = new LeaseHeartbeat(store.db, 'one', 300);
+    const ticks = { kept: 0, taken: 0 };
+    const errors: unknown[] = [];
+    let takenAborted = false;
+    const kept = leasedLoop({ db: store.db, lease: 'hb:kept', holder: 'one', heartbeat, intervalMs: 50, tick: async () => void ticks.kept++, onError: (e) => errors.push(e) });
+    const taken = leasedLoop({
+      db: store.db,
+      lease: 'hb:taken',
+      holder: 'one',
+      heartbeat,
+      intervalMs: 60_000,
+      tick: async (signal) => {
+        ticks.taken++;
+        await new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            takenAborted = true;
+            reject(signal.reason as Error);
+          }),
+        );
+      },
+      onError: (e) => errors.push(e),
+    });
+    await waitUntil(() => ticks.kept >= 1 && ticks.taken === 1, 'both ticked');
+    const expiries = async () =>
+      Object.fromEntries(
+        (await sql<{ name: string; ms: number }>`select name, extract(epoch from expires_at)::float8 * 1000 as ms from worker_leases where name like 'hb:%'`.execute(store.db)).rows.map((r) => [r.name, r.ms]),
+      );
+    const first = await expiries();
+    await waitFor(async () => {
+      const now = await expiries();
+      return now['hb:kept']! >= first['hb:kept']! + 3 * 300 && now['hb:taken']! >= first['hb:taken']! + 3 * 300;
+    }, 5_000, 'the heartbeat renewing both leases for three more lives');
+    await sql`update worker_leases set holder = 'other', expires_at = now() + interval '1 hour' where name = 'hb:taken'`.execute(store.db);
+    await waitUntil(() => takenAborted, 'the loop whose lease was taken aborted its tick');
+    assert.match(String(errors[0]), /hb:taken: the lease was taken by another instance/);
+    const keptTicks = ticks.kept;
+    await waitUntil(() => ticks.kept >= keptTicks + 3, 'the other loop went on');
+    assert.equal(errors.length, 1, 'only the loop whose lease was taken heard of it');
+    assert.throws(() => leasedLoop({ db: store.db, lease: 'hb:x', holder: 'two', heartbeat, intervalMs: 50, tick: async () => undefined, onError: () => undefined }), /another holder/);
+    await Promise.all([kept.stop(), taken.stop()]);
   });
 
   if (kind === 'postgres') {

@@ -360,10 +360,11 @@ export const engineLease = (chain: string, signer: string): string => `engine:${
 /**
  * The engine as two workers, each under its own lease: one signs and sends new jobs, at once when a
  * job of its own is queued; the other follows up the jobs in flight (landed, bumps, resends), so a new
- * job never waits behind the follow-ups of a busy queue. Each ticks every `intervalMs` as well, and
- * again at once after a full batch.
+ * job never waits behind the follow-ups of a busy queue. Each ticks every `intervalMs` as well (for the
+ * new jobs, that finds retries come due, which no notification announces), and again at once after a
+ * full batch.
  */
-export function engineWorkers<P>(engine: TxEngine<P>, intervalMs = 500): Worker[] {
+export function engineWorkers<P>(engine: TxEngine<P>, intervalMs = 1_000): Worker[] {
   const worker = (lease: string, only: 'new' | 'follow-up'): Worker => ({
     lease,
     intervalMs,

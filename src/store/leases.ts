@@ -23,6 +23,20 @@ export async function acquireLease(db: Db, name: string, holder: string, ttlMs: 
   return row?.holder === holder;
 }
 
+/**
+ * Renews, for `holder`, those of `names` it still holds, for `ttlMs`, in one statement; returns the
+ * names renewed (a lease another holder took is not among them).
+ */
+export async function renewLeases(db: Db, names: readonly string[], holder: string, ttlMs: number): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const { rows } = await sql<{ name: string }>`
+    update worker_leases set expires_at = now() + ${`${ttlMs} milliseconds`}::interval
+    where holder = ${holder} and name in (${sql.join(names.map((n) => sql`${n}`))})
+    returning name
+  `.execute(db);
+  return new Set(rows.map((r) => r.name));
+}
+
 export async function releaseLease(db: Db, name: string, holder: string): Promise<void> {
   await db.deleteFrom('worker_leases').where('name', '=', name).where('holder', '=', holder).execute();
 }

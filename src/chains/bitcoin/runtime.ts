@@ -51,7 +51,7 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
           if (read.to < read.head) wake();
         },
       },
-      ...engineWorkers(engine, 1_000),
+      ...engineWorkers(engine),
     ],
     ...(solver ? { solver } : {}),
     clientActions: new BitcoinActions(db, ctx.registry, {
