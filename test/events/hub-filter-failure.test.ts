@@ -44,7 +44,8 @@ describeEachStore('an event stream whose filter cannot be asked', (kind) => {
     const first = await SseClient.open(`${base}/events`);
     const previous = (await store.db.selectFrom('order_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst())?.id ?? '0';
     const event = await recordEvent(store.db, appId, 'initiated');
-    await sql`select pg_notify(${ORDER_EVENT_CHANNEL}, '')`.execute(store.db);
+    // As the recorder announces an event (src/store/order-events.ts): a notification without a payload is not heard.
+    await sql`select pg_notify(${ORDER_EVENT_CHANNEL}, ${event.id})`.execute(store.db);
     await first.until(() => first.closed, 5_000, 'the stream to end');
     assert.equal(first.events.length, 0, 'nothing was sent past the failed filter');
     failing = false;
