@@ -2,10 +2,10 @@
 // its earnings through its family (`ChainAdapter.feeClaims`).
 import type { Hex } from 'viem';
 import { chainAdapter } from '../chains/adapters.ts';
-import type { Claim, ClaimableRow, FeeClaimSigner } from '../chains/adapter.ts';
+import type { Claim, ClaimableRow, ClaimPaid, FeeClaimSigner } from '../chains/adapter.ts';
 import type { Registry } from '../chains/registry.ts';
 
-export type { Claim, ClaimableRow } from '../chains/adapter.ts';
+export type { Claim, ClaimableRow, ClaimPaid } from '../chains/adapter.ts';
 
 export interface ClaimSignerOptions {
   /** The key the claim contracts name as their signer. */
@@ -31,9 +31,19 @@ export class ClaimSigner {
     }
   }
 
-  /** The claim open for one earnings row, or undefined when nothing is claimable (or no contract exists). */
+  /**
+   * The claim open for one earnings row, or undefined when nothing is claimable (or no contract exists).
+   * `row.totalEarned` must be the affiliate's earnings through every app (`listEarnings`): the contract
+   * pays per affiliate and token, so a signature over one app's total would pay too little, or nothing.
+   */
   async claimFor(row: ClaimableRow): Promise<Claim | undefined> {
     const asset = this.registry.asset(row.asset);
     return asset && this.byChain.get(asset.chain.key)?.claimFor(row, asset);
+  }
+
+  /** The claims the contract paid `affiliate` in the asset `assetId`, oldest first; none on a chain without a contract. */
+  async claimsPaid(affiliate: string, assetId: string): Promise<ClaimPaid[]> {
+    const asset = this.registry.asset(assetId);
+    return (asset && (await this.byChain.get(asset.chain.key)?.claimsPaid(affiliate, asset))) ?? [];
   }
 }

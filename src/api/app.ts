@@ -28,6 +28,7 @@ import { registerMetrics } from './metrics.ts';
 import type { WorkerTiming } from '../worker-timing.ts';
 import { registerEngineMetrics } from '../engine/metrics.ts';
 import type { NodeHealth } from '../chains/node-health.ts';
+import { affiliateHistoryRoutes } from './routes/affiliate-history.ts';
 import { earningsRoutes } from './routes/earnings.ts';
 import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -232,6 +233,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   gardenRelayerRoutes(app, ctx);
   liquidityRoutes(app, ctx);
   earningsRoutes(app, ctx);
+  affiliateHistoryRoutes(app, ctx);
   webhookRoutes(app, ctx);
   explorerRoutes(app, ctx);
   return app;

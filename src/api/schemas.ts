@@ -276,17 +276,47 @@ export const Liquidity = Type.Object(
 
 export const EarningsEntry = Type.Object(
   {
-    total_earnings: BaseUnits('All fees earned, in base units of the asset'),
+    total_earnings: BaseUnits(
+      "All fees the affiliate earned in the asset through every app's orders, in base units: the cumulative amount the claim signature covers",
+    ),
     total_earnings_usd: Type.String(),
     affiliate: Type.String(),
     asset: Type.String(),
     token_address: Type.String(),
-    claim_amount: Type.Optional(BaseUnits('Earned and not yet claimed')),
+    claim_amount: Type.Optional(BaseUnits('Earned (through every app) and not yet claimed: what the claim pays')),
     claim_amount_usd: Type.Optional(Type.String()),
     claim_signature: Type.Optional(Type.String()),
     claim_contract: Type.Optional(Type.String()),
   },
   { $id: 'EarningsEntry' },
+);
+
+export const AffiliateHistoryItem = Type.Object(
+  {
+    asset: Type.String({ description: 'The fee asset' }),
+    affiliate: Type.String({ description: "The affiliate's address" }),
+    amount: BaseUnits('Base units of the asset: the fee earned (credit) or the claim paid (debit)'),
+    amount_usd: Type.String({ description: 'USD at the current price, two decimals' }),
+    type: Type.Union([Type.Literal('credit'), Type.Literal('debit')], {
+      description: "credit: a fee of one of the app's orders; debit: a claim the claim contract paid the affiliate",
+    }),
+    id: Type.String({ description: 'The order id for a credit, the claim transaction hash for a debit' }),
+    timestamp: Type.String({ description: "RFC 3339, seconds, UTC: when the fee accrued, or the claim's block time" }),
+  },
+  { $id: 'AffiliateHistoryItem' },
+);
+
+export const PaginatedAffiliateHistory = Type.Object(
+  {
+    data: Type.Array(Type.Ref('AffiliateHistoryItem'), { description: 'Newest first' }),
+    total_earned: Type.String({ description: "USD of every credit (all pages), each asset's sum at its current price" }),
+    total_claimed: Type.String({ description: 'USD of every debit (all pages), each asset\'s sum at its current price' }),
+    page: Type.Integer({ description: 'This page, from 1' }),
+    total_pages: Type.Integer({ description: 'ceil(total_items / per_page); 0 when there is no entry' }),
+    total_items: Type.Integer({ description: 'Credits and debits' }),
+    per_page: Type.Integer(),
+  },
+  { $id: 'PaginatedAffiliateHistory' },
 );
 
 export const PriceQuote = Type.Object(
@@ -354,6 +384,8 @@ export const SHARED_SCHEMAS = [
   LiquidityEntry,
   Liquidity,
   EarningsEntry,
+  AffiliateHistoryItem,
+  PaginatedAffiliateHistory,
   PriceQuote,
   CreatedOrder,
   Health,

@@ -82,12 +82,33 @@ export interface FeeClaimAccess {
   rpcUrl?: string;
 }
 
-/** An affiliate's earnings in one asset, as the earnings read lists them. */
+/**
+ * An affiliate's earnings in one asset. A claim contract tracks what it paid per affiliate and token,
+ * whichever app's orders earned it, so both totals are over all apps: the signed cumulative amount is
+ * `totalEarned`.
+ */
 export interface ClaimableRow {
   affiliate: string;
   asset: string;
+  /** Earned through every app's orders, base units. */
   totalEarned: bigint;
+  /** Claimed as the store knows it (every app), base units; counts only where the contract cannot be read. */
   totalClaimed: bigint;
+}
+
+/** A claim paid by the claim contract: one `Claimed` event. */
+export interface ClaimPaid {
+  /** The claim transaction. */
+  txHash: string;
+  /** The event's place in its block, to order the claims of one block. */
+  logIndex: number;
+  blockNumber: bigint;
+  /** Unix seconds of the block. */
+  timestamp: number;
+  /** Paid by this claim, base units. */
+  amount: bigint;
+  /** The cumulative amount the claim's signature named. */
+  cumulativeAmount: bigint;
 }
 
 /** A signed claim of what an affiliate has not claimed yet. */
@@ -102,6 +123,12 @@ export interface Claim {
 export interface FeeClaimSigner {
   /** The claim open for one earnings row in `asset`, or undefined when nothing is claimable. */
   claimFor(row: ClaimableRow, asset: Asset): Promise<Claim | undefined>;
+  /**
+   * The claims the contract paid `affiliate` in `asset`, oldest first, read from the chain; none without
+   * an RPC (or for an address or token the contract cannot pay). A chain read that fails throws
+   * `chain_unavailable`.
+   */
+  claimsPaid(affiliate: string, asset: Asset): Promise<ClaimPaid[]>;
 }
 
 /** The keys a family's scripts name as parties: how a client's delegate key is read, and how the service makes one. */

@@ -315,6 +315,8 @@ describeEachStore('API reads', (kind) => {
       ['/v2/policy', 'get', [200, 401]],
       ['/v2/liquidity', 'get', [200, 401]],
       ['/v2/apps/earnings', 'get', [200, 401]],
+      ['/v2/affiliates/history', 'get', [200, 400, 401, 503]],
+      ['/v3/affiliates/history', 'get', [200, 400, 401, 503]],
       ['/v2/orders/{order}', 'get', [200, 400, 401, 404]],
       ['/v2/orders', 'get', [200, 400, 401]],
       ['/v3/quote/{id}', 'get', [200, 400, 404]],
@@ -332,7 +334,11 @@ describeEachStore('API reads', (kind) => {
     assert.ok(doc.paths['/v2/chains'].get.parameters.some((p: Json) => p.name === 'from' && p.schema.enum.length === 11));
     assert.deepEqual(doc.paths['/v2/chains'].get.security, [{ appId: [] }, { gardenAppId: [] }]);
     assert.equal(doc.paths['/v3/quote/{id}'].get.security, undefined);
-    for (const name of ['Order', 'PaginatedOrders', 'Swap', 'Quote', 'Chain', 'ChainV2', 'RoutePolicy', 'AssetV2', 'AssetV3', 'Liquidity', 'EarningsEntry', 'ErrorEnvelope']) {
+    const history = doc.paths['/v2/affiliates/history'].get;
+    assert.deepEqual(history.parameters.map((p: Json) => p.name).sort(), ['page', 'per_page']);
+    assert.deepEqual(history.security, [{ appId: [] }, { gardenAppId: [] }]);
+    assert.match(JSON.stringify(history.responses['200'].content['application/json'].schema), /PaginatedAffiliateHistory/);
+    for (const name of ['Order', 'PaginatedOrders', 'Swap', 'Quote', 'Chain', 'ChainV2', 'RoutePolicy', 'AssetV2', 'AssetV3', 'Liquidity', 'EarningsEntry', 'AffiliateHistoryItem', 'PaginatedAffiliateHistory', 'ErrorEnvelope']) {
       assert.ok(doc.components.schemas[name]?.properties, `component ${name}`);
     }
     assert.equal(doc.components.securitySchemes.appId.name, 'service-app-id');

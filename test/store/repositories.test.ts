@@ -147,7 +147,18 @@ describeEachStore('repositories', (kind) => {
     assert.equal(await accrueOrderFees(store.db, a.id), 0);
     await Promise.all([accrueOrderFees(store.db, b.id), accrueOrderFees(store.db, b.id)]);
     assert.deepEqual(await listEarnings(store.db, app.id), [
-      { affiliate, asset: 'ethereum_localnet:usdc', totalEarned: 1250n, totalClaimed: 0n },
+      { affiliate, asset: 'ethereum_localnet:usdc', appEarned: 1250n, totalEarned: 1250n, totalClaimed: 0n },
+    ]);
+    // Earned through another app too: each app lists its own part and the affiliate's total over both.
+    const { app: other } = await createApp(store.db, { name: 'affiliates too' });
+    const c = sampleOrder(other.id, { affiliateFees: [{ ...fee, amount: 40n }] });
+    await insertOrder(store.db, c);
+    assert.equal(await accrueOrderFees(store.db, c.id), 1);
+    assert.deepEqual(await listEarnings(store.db, app.id), [
+      { affiliate, asset: 'ethereum_localnet:usdc', appEarned: 1250n, totalEarned: 1290n, totalClaimed: 0n },
+    ]);
+    assert.deepEqual(await listEarnings(store.db, other.id), [
+      { affiliate, asset: 'ethereum_localnet:usdc', appEarned: 40n, totalEarned: 1290n, totalClaimed: 0n },
     ]);
   });
 

@@ -16,8 +16,11 @@ export function earningsRoutes(app: FastifyInstance, ctx: ApiContext): void {
       schema: {
         summary: "Affiliate earnings of the calling app's orders",
         description:
-          'One entry per affiliate and fee asset. Fees accrue when an order completes. The claim_* fields ' +
-          'appear while an unclaimed amount exists and a claim contract is deployed on that chain.',
+          "One entry per affiliate and fee asset the calling app's orders paid fees in. Fees accrue when an order " +
+          'completes. The claim contract pays per affiliate and token, whichever app earned it, so the amounts ' +
+          "are over every app's orders: total_earnings is the cumulative amount claim_signature covers (FeeClaim's " +
+          '`claim(affiliate, token, total_earnings, claim_signature)`). The claim_* fields appear while an ' +
+          'unclaimed amount exists and a claim contract is deployed on that chain.',
         tags: ['affiliates'],
         response: { 200: Ok(Type.Array(Type.Ref('EarningsEntry'))), ...errorResponses(401) },
       },
