@@ -6,6 +6,8 @@
 // settlement at scale (bench/scale.ts: 100 swaps at once on PGlite and PostgreSQL, 1,000 at once on
 // PostgreSQL three times, with order reads, event-loop delay and the service's memory).
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
+// `BENCH_ONLY=http,scale` runs only the parts named (http, streams, settlement, solver-pass, bitcoin,
+// solana, tron, scale); all of them by default.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -153,41 +155,54 @@ async function benchStore(kind: StoreKind, bareUrl: string): Promise<Array<Recor
   }
 }
 
-const bare = Fastify();
-const staticBody = { status: 'Ok', result: { hello: 'world', numbers: [1, 2, 3] } };
-bare.get('/bare', async () => staticBody);
-const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+const PARTS = ['http', 'streams', 'settlement', 'solver-pass', 'bitcoin', 'solana', 'tron', 'scale'] as const;
+const only = process.env.BENCH_ONLY?.split(',').map((p) => p.trim()).filter(Boolean);
+const unknown = only?.filter((p) => !(PARTS as readonly string[]).includes(p));
+if (unknown?.length) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
+const runs = (part: (typeof PARTS)[number]): boolean => !only || only.includes(part);
 
 const kinds: StoreKind[] = ['pglite'];
 if (process.env.DATABASE_URL) kinds.push('postgres');
 else console.warn('DATABASE_URL is not set: PostgreSQL is not benchmarked');
 
-console.log(`${CONNECTIONS} connections, ${DURATION} s per target, ${ORDERS} orders in the database`);
-const rows = [];
-for (const kind of kinds) rows.push(...(await benchStore(kind, bareUrl)));
-console.table(rows);
-await bare.close();
-for (const kind of kinds) console.table(await benchEventStreams(kind));
-console.table(await benchSettlement());
-console.table(await benchSolverPass());
-if (findLitecoind()) {
-  for (const kind of kinds) console.table(await benchBitcoinWatcher(kind));
-  console.table(await benchLitecoinSettlement());
-} else {
-  console.warn('litecoind is not on the PATH: the Bitcoin-family watcher is not benchmarked');
+if (runs('http')) {
+  const bare = Fastify();
+  const staticBody = { status: 'Ok', result: { hello: 'world', numbers: [1, 2, 3] } };
+  bare.get('/bare', async () => staticBody);
+  const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+  console.log(`${CONNECTIONS} connections, ${DURATION} s per target, ${ORDERS} orders in the database`);
+  const rows = [];
+  for (const kind of kinds) rows.push(...(await benchStore(kind, bareUrl)));
+  console.table(rows);
+  await bare.close();
 }
-const noClang = await clangUnavailable();
-if (noClang === undefined) {
-  for (const kind of kinds) console.table(await benchSolanaWatcher(kind));
-  console.table(await benchSolanaSettlement());
-} else {
-  console.warn(`the Solana programs cannot be built (${noClang}): the Solana watcher and settlement are not benchmarked`);
+if (runs('streams')) for (const kind of kinds) console.table(await benchEventStreams(kind));
+if (runs('settlement')) console.table(await benchSettlement());
+if (runs('solver-pass')) console.table(await benchSolverPass());
+if (runs('bitcoin')) {
+  if (findLitecoind()) {
+    for (const kind of kinds) console.table(await benchBitcoinWatcher(kind));
+    console.table(await benchLitecoinSettlement());
+  } else {
+    console.warn('litecoind is not on the PATH: the Bitcoin-family watcher is not benchmarked');
+  }
 }
-console.table(await benchTronSettlement());
-// At scale, as users meet it: `hashlock dev` in its own process, clients on the event streams.
-console.table(await benchScale({ swaps: 100, kind: 'pglite', settleSeconds: 0 }));
-if (process.env.DATABASE_URL) {
-  console.table(await benchScale({ swaps: 100, kind: 'postgres', settleSeconds: 0 }));
-  // Three runs on one service, its memory five minutes after each: back down, and no growth.
-  console.table(await benchScale({ swaps: 1000, kind: 'postgres', settleSeconds: 300, runs: 3 }));
+if (runs('solana')) {
+  const noClang = await clangUnavailable();
+  if (noClang === undefined) {
+    for (const kind of kinds) console.table(await benchSolanaWatcher(kind));
+    console.table(await benchSolanaSettlement());
+  } else {
+    console.warn(`the Solana programs cannot be built (${noClang}): the Solana watcher and settlement are not benchmarked`);
+  }
+}
+if (runs('tron')) console.table(await benchTronSettlement());
+if (runs('scale')) {
+  // At scale, as users meet it: `hashlock dev` in its own process, clients on the event streams.
+  console.table(await benchScale({ swaps: 100, kind: 'pglite', settleSeconds: 0 }));
+  if (process.env.DATABASE_URL) {
+    console.table(await benchScale({ swaps: 100, kind: 'postgres', settleSeconds: 0 }));
+    // Three runs on one service, its memory five minutes after each: back down, and no growth.
+    console.table(await benchScale({ swaps: 1000, kind: 'postgres', settleSeconds: 300, runs: 3 }));
+  }
 }
