@@ -4,10 +4,12 @@
 // Solana watcher's cost per slot as open swaps grow; SOL -> EVM settlement on the Solana localnet;
 // Tron USDT -> EVM settlement on the local Tron chain (50 gasless swaps at once, 3 s Tron blocks);
 // settlement at scale (bench/scale.ts: 100 swaps at once on PGlite and PostgreSQL, 1,000 at once on
-// PostgreSQL three times, with order reads, event-loop delay and the service's memory).
+// PostgreSQL three times, with order reads, event-loop delay and the service's memory); the resident
+// memory of `hashlock serve` on PostgreSQL with three local chains, at rest and after a small load
+// (bench/serve-memory.ts, against the 200 MB target).
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
 // `BENCH_ONLY=http,scale` runs only the parts named (http, streams, settlement, solver-pass, bitcoin,
-// solana, tron, scale); all of them by default.
+// solana, tron, scale, serve-memory); all of them by default.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -39,6 +41,7 @@ import { benchSolanaWatcher } from './solana-watcher.ts';
 import { benchSolanaSettlement } from './solana-settlement.ts';
 import { benchEventStreams } from './event-streams.ts';
 import { benchScale } from './scale.ts';
+import { benchServeMemory } from './serve-memory.ts';
 import { benchTronSettlement } from './tron-settlement.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -155,7 +158,7 @@ async function benchStore(kind: StoreKind, bareUrl: string): Promise<Array<Recor
   }
 }
 
-const PARTS = ['http', 'streams', 'settlement', 'solver-pass', 'bitcoin', 'solana', 'tron', 'scale'] as const;
+const PARTS = ['http', 'streams', 'settlement', 'solver-pass', 'bitcoin', 'solana', 'tron', 'scale', 'serve-memory'] as const;
 const only = process.env.BENCH_ONLY?.split(',').map((p) => p.trim()).filter(Boolean);
 const unknown = only?.filter((p) => !(PARTS as readonly string[]).includes(p));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
@@ -205,4 +208,10 @@ if (runs('scale')) {
     // Three runs on one service, its memory five minutes after each: back down, and no growth.
     console.table(await benchScale({ swaps: 1000, kind: 'postgres', settleSeconds: 300, runs: 3 }));
   }
+}
+if (runs('serve-memory')) {
+  // `hashlock serve` as an operator runs it: PostgreSQL, three chains; its resident memory against 200 MB.
+  if (!process.env.DATABASE_URL) console.warn('DATABASE_URL is not set: the memory of hashlock serve on PostgreSQL is not benchmarked');
+  else if (!findLitecoind()) console.warn('litecoind is not on the PATH: the memory of hashlock serve with three chains is not benchmarked');
+  else console.table(await benchServeMemory());
 }
