@@ -12,7 +12,8 @@
 // what the service adds to each is seen from the chains (bench/chain-observer.ts).
 // Run alone: BENCH_SCALE_SWAPS=1000 node --import tsx bench/scale.ts; a steady stream of 20 a second
 // for 60 s: BENCH_SCALE_RATE=20 BENCH_SCALE_SECONDS=60. BENCH_SCALE_RUNS runs the burst several times
-// on one service; BENCH_SCALE_SETTLE_SECONDS is the wait before memory is read after each.
+// on one service; BENCH_SCALE_SETTLE_SECONDS is the wait before memory is read after each;
+// BENCH_NODE_FLAGS passes node flags to the service process (V8 heap settings, say).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -156,7 +157,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
   const appKey = /^([0-9a-f]{64})$/m.exec(app.stdout)![1]!;
 
   if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
-  const nodeArgs = [...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []), ...(process.env.BENCH_HEAP_SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : []), ...(process.env.BENCH_EXTRA_IMPORT ? ['--import', process.env.BENCH_EXTRA_IMPORT] : [])];
+  const nodeArgs = [...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []), ...(process.env.BENCH_HEAP_SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : []), ...(process.env.BENCH_EXTRA_IMPORT ? ['--import', process.env.BENCH_EXTRA_IMPORT] : []), ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
   let output = '';
   const dev = spawn(process.execPath, [...nodeArgs, BIN, 'dev'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   dev.stdout.on('data', (d: Buffer) => (output += d.toString()));
