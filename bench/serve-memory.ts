@@ -7,10 +7,11 @@
 // on a fresh PostgreSQL database. Reported: its resident memory (VmRSS) 10 s and 60 s after start at
 // rest and after a small load (GET /v2/quote and GET /v2/orders/{id}), each with the V8 heap and the
 // memory outside it from /metrics; the passes its chain watchers made meanwhile; and, for where the
-// memory goes, the RSS of idle Node processes: bare, with tsx registered as bin/hashlock.js does, and
-// with the service's modules imported (src/service.ts) but nothing started.
+// memory goes, the RSS of idle Node processes: bare; with the service's modules imported but nothing
+// started, compiled (dist/, as bin/hashlock.js runs them once built) and through tsx (as it runs the
+// sources without a build). Which of the two serve ran is in the note.
 // Run alone: DATABASE_URL=postgres://... node --import tsx bench/serve-memory.ts. BENCH_SERVE_BIN names
-// another script to run `serve` with (e.g. the sources compiled to JavaScript, to see what tsx costs).
+// another script to run `serve` with.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { devAccount, privateKeyOf } from '../src/localnet/accounts.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
 import { quantile, type Row } from './stats.ts';
 import { wbtcOrderBody } from './wbtc-order.ts';
+import { compiledIsCurrent } from '../bin/compiled.js';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 /** The memory target of the scale issue, in MB. */
@@ -213,7 +215,8 @@ export async function benchServeMemory(): Promise<Row[]> {
     );
     const startupMs = Date.now() - startedAt;
     const pid = serve.child.pid!;
-    const note = `${serveBin === BIN ? 'hashlock serve' : serveBin} on PostgreSQL, ${CHAINS.join(', ')} (hashlock dev's local chains); target ${TARGET_MB} MB`;
+    const runs = serveBin !== BIN ? serveBin : compiledIsCurrent() ? 'hashlock serve (compiled, dist/)' : 'hashlock serve (through tsx: dist/ not built)';
+    const note = `${runs} on PostgreSQL, ${CHAINS.join(', ')} (hashlock dev's local chains); target ${TARGET_MB} MB`;
     const at = async (seconds: number) => {
       await new Promise((r) => setTimeout(r, Math.max(0, startedAt + seconds * 1000 - Date.now())));
       const rss = rssMb(pid);
@@ -273,7 +276,9 @@ export async function benchServeMemory(): Promise<Row[]> {
     // Where the memory goes: what an idle Node process holds before the service starts anything.
     const here = { cwd: PACKAGE_ROOT };
     const bare = await idleNodeRss(['-e', "console.log('ready'); setInterval(() => {}, 1000)"]);
-    const tsx = await idleNodeRss(['--input-type=module', '-e', "import { register } from 'tsx/esm/api'; register(); console.log('ready'); setInterval(() => {}, 1000)"]);
+    const compiled = compiledIsCurrent()
+      ? await idleNodeRss(['--input-type=module', '-e', `await import(${JSON.stringify(resolve(here.cwd, 'dist/service.js'))}); console.log('ready'); setInterval(() => {}, 1000)`])
+      : undefined;
     const modules = await idleNodeRss([
       '--input-type=module',
       '-e',
@@ -281,8 +286,8 @@ export async function benchServeMemory(): Promise<Row[]> {
     ]);
     rows.push(
       { measure: 'idle node (bare)', result: `${bare.toFixed(0)} MB`, note: 'node -e' },
-      { measure: 'idle node with tsx registered (as bin/hashlock.js does)', result: `${tsx.toFixed(0)} MB`, note: 'tsx/esm/api register()' },
-      { measure: "idle node with tsx and the service's modules imported (src/service.ts), nothing started", result: `${modules.toFixed(0)} MB`, note: 'the module graph of serve' },
+      { measure: "idle node with the service's modules imported compiled (dist/service.js), nothing started", result: compiled === undefined ? 'dist/ not built (npm run build)' : `${compiled.toFixed(0)} MB`, note: 'the module graph of serve, as bin/hashlock.js runs it once built' },
+      { measure: "idle node with the service's modules imported through tsx (src/service.ts), nothing started", result: `${modules.toFixed(0)} MB`, note: 'the module graph of serve, as bin/hashlock.js runs it without a build' },
     );
     return rows;
   } finally {

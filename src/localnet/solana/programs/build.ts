@@ -41,7 +41,8 @@ export const SOLANA_PROGRAMS: readonly SolanaProgramName[] = ['native_swaps', 's
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const CONTRACTS_DIR = join(REPO_ROOT, 'contracts', 'solana');
 const DEFAULT_CACHE_DIR = join(REPO_ROOT, '.build', 'solana');
-const LINKER_SOURCES = ['link.ts', 'elf.ts', 'build.ts'].map((f) => fileURLToPath(new URL(f, import.meta.url)));
+// The sources, also when this runs compiled from dist/.
+const LINKER_SOURCES = ['link.ts', 'elf.ts', 'build.ts'].map((f) => join(REPO_ROOT, 'src', 'localnet', 'solana', 'programs', f));
 
 export type BuildResult = { bytes: Uint8Array; path: string; cached: boolean } | { unavailable: string };
 
