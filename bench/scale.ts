@@ -30,7 +30,7 @@ import { SseClient } from '../test/helpers/sse.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
 import { hex0x, observeChain, serviceLatencies } from './chain-observer.ts';
 import { OrderReaders } from './order-readers.ts';
-import { quantile, type Row } from './stats.ts';
+import { quantile, rssMb, type Row } from './stats.ts';
 import { wbtcOrderBody } from './wbtc-order.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
@@ -38,15 +38,6 @@ const AMOUNT = 10_000n;
 const READERS = 16;
 const SWAP_TIMEOUT_MS = 300_000;
 
-/** The process's resident memory in MB (VmRSS), or NaN once it is gone. */
-function rssMb(pid: number): number {
-  try {
-    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
 
 /** Where the service's memory is, from its /metrics: V8 heap used, memory outside the heap (buffers, WASM), in MB. */
 async function memoryBreakdown(apiUrl: string): Promise<string> {

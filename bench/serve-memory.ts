@@ -22,7 +22,7 @@ import type { Address } from 'viem';
 import { PACKAGE_ROOT, type ServiceConfigFile } from '../src/config/service-config.ts';
 import { devAccount, privateKeyOf } from '../src/localnet/accounts.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
-import { quantile, type Row } from './stats.ts';
+import { quantile, rssMb, type Row } from './stats.ts';
 import { wbtcOrderBody } from './wbtc-order.ts';
 import { compiledIsCurrent } from '../bin/compiled.js';
 
@@ -35,15 +35,6 @@ const ORDERS = 20;
 const ORDER_READS = 100;
 const CONCURRENCY = 8;
 
-/** A process's resident memory in MB (VmRSS), or NaN once it is gone. */
-function rssMb(pid: number): number {
-  try {
-    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
 
 /** The service's /metrics text, or undefined when it does not answer. */
 async function metricsText(apiUrl: string): Promise<string | undefined> {

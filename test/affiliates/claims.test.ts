@@ -1,23 +1,20 @@
 // Affiliate fee claims against a real FeeClaim on anvil: the earnings read carries the service's
 // signature, FeeClaim pays exactly claim_amount with it, and the fields follow what was claimed.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex, type PublicClient } from 'viem';
+import { createWalletClient, erc20Abi, http, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ClaimSigner } from '../../src/affiliates/claims.ts';
-import { buildApi } from '../../src/api/app.ts';
+import type { buildApi } from '../../src/api/app.ts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
-import { startAnvil, type AnvilNode } from '../../src/localnet/evm/anvil.ts';
-import { deployLocalnet, type EvmDeployment } from '../../src/localnet/evm/devnet.ts';
+import type { AnvilNode } from '../../src/localnet/evm/anvil.ts';
+import type { EvmDeployment } from '../../src/localnet/evm/devnet.ts';
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
-import { SecretBox } from '../../src/orders/secret-box.ts';
-import { StaticPriceSource } from '../../src/pricing/price-source.ts';
 import { accrueOrderFees } from '../../src/store/affiliates.ts';
 import type { Store } from '../../src/store/database.ts';
 import { insertOrder } from '../../src/store/orders.ts';
-import { TEST_PRICES } from '../helpers/api.ts';
 import { localnetRegistry, sampleOrder, seedBasics } from '../helpers/fixtures.ts';
+import { apiWithClaims, localChain as chain, startFeeClaimChain } from '../helpers/fee-claim-chain.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 
 const CHAIN = 'ethereum_localnet';
@@ -27,21 +24,8 @@ let node: AnvilNode;
 let deployment: EvmDeployment;
 let client: PublicClient;
 
-const chain = (rpcUrl: string) => ({ id: 31337, name: CHAIN, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
-
 before(async () => {
-  node = await startAnvil({ chainId: 31337 });
-  deployment = await deployLocalnet(registry.chain(CHAIN)!, node.rpcUrl, 31337);
-  client = createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0 });
-  // The operator funds FeeClaim with test USDC.
-  const deployer = createWalletClient({ account: devAccount('deployer'), chain: chain(node.rpcUrl), transport: http(node.rpcUrl) });
-  const hash = await deployer.writeContract({
-    address: deployment.contracts.usdc,
-    abi: contractArtifact('TestToken').abi,
-    functionName: 'mint',
-    args: [deployment.contracts.feeClaim, 1_000_000_000n],
-  });
-  assert.equal((await client.waitForTransactionReceipt({ hash })).status, 'success');
+  ({ node, deployment, client } = await startFeeClaimChain(registry, CHAIN));
 });
 after(() => node?.stop());
 
@@ -74,18 +58,7 @@ describeEachStore('affiliate fee claims', (kind) => {
     const seeded = await seedBasics(store.db, registry);
     key = seeded.key;
     appId = seeded.app.id;
-    api = await buildApi({
-      store,
-      registry,
-      prices: new StaticPriceSource(TEST_PRICES),
-      secrets: new SecretBox(randomBytes(32)),
-      version: 'test',
-      claims: new ClaimSigner(registry, {
-        feeSignerKey: privateKeyOf(devAccount('feeSigner')),
-        contracts: { [CHAIN]: deployment.contracts.feeClaim },
-        rpcUrls: { [CHAIN]: node.rpcUrl },
-      }),
-    });
+    api = await apiWithClaims(store, registry, CHAIN, { node, deployment });
     await api.ready();
   });
   after(async () => {
