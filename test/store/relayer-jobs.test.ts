@@ -10,8 +10,8 @@ import {
   markSubmittedMany,
 } from '../../src/store/relayer-jobs.ts';
 import { confirmJob, saveSignedTxs } from '../../src/store/signed-txs.ts';
-import { EnqueueBatch } from '../../src/solver/enqueue-batch.ts';
-import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { EnqueueBatch, JobLookup } from '../../src/solver/job-batches.ts';
+import { describeEachStore, openTestStore, StatementCounter } from '../helpers/stores.ts';
 import { seedBasics } from '../helpers/fixtures.ts';
 
 describeEachStore('relayer job queue', (kind) => {
@@ -49,6 +49,22 @@ describeEachStore('relayer job queue', (kind) => {
     const rows = await store.db.selectFrom('relayer_jobs').select(['idempotency_key', 'signer']).execute();
     assert.equal(rows.length, 3);
     assert.equal(rows.find((r) => r.idempotency_key === k1)?.signer, 'solver');
+    await store.db.deleteFrom('relayer_jobs').execute();
+  });
+
+  test('jobs looked up in one turn are read in one statement, each caller answered with its own', async () => {
+    const counter = new StatementCounter();
+    const lookup = new JobLookup(store.db.withPlugin(counter));
+    const [k1, k2, missing] = [key(), key(), key()];
+    await enqueueJob(store.db, { chain, action: 'redeem', idempotencyKey: k1, payload: { n: 1 } });
+    await enqueueJob(store.db, { chain, action: 'redeem', idempotencyKey: k2, payload: { n: 2 } });
+    const found = await Promise.all([k2, missing, k1, k2].map((k) => lookup.add(k)));
+    assert.deepEqual(
+      found.map((job) => job?.idempotencyKey),
+      [k2, undefined, k1, k2],
+    );
+    assert.deepEqual(found[0]?.payload, { n: 2 });
+    assert.equal(counter.count, 1);
     await store.db.deleteFrom('relayer_jobs').execute();
   });
 

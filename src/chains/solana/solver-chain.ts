@@ -2,8 +2,7 @@ import { address, type Address } from '@solana/kit';
 import { requeueFailedJob } from '../../store/signed-txs.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
-import { findJob } from '../../store/relayer-jobs.ts';
-import { EnqueueBatch } from '../../solver/enqueue-batch.ts';
+import { EnqueueBatch, JobLookup } from '../../solver/job-batches.ts';
 import type { SolverChain, SourceCheck } from '../../solver/solver.ts';
 import type { Chain, Registry } from '../registry.ts';
 import { describeSolanaError } from './chain-errors.ts';
@@ -20,6 +19,7 @@ import type { SolanaJobPayload } from './jobs.ts';
 export class SolanaSolverChain implements SolverChain {
   readonly describeError = describeSolanaError;
   private readonly jobs: EnqueueBatch;
+  private readonly jobLookup: JobLookup;
 
   constructor(
     readonly chain: Chain,
@@ -30,12 +30,13 @@ export class SolanaSolverChain implements SolverChain {
   ) {
     if (chain.family !== 'solana') throw new Error(`${chain.key} is not a Solana chain`);
     this.jobs = new EnqueueBatch(db);
+    this.jobLookup = new JobLookup(db);
   }
 
   /** Its swap account is on chain, or its funding job is queued or in flight. */
   async destinationFunded(order: OrderRecord): Promise<boolean> {
     const dst = this.side(order.destination);
-    const [job, onChain] = await Promise.all([findJob(this.db, fundKey(order.id)), this.reader.swap(dst, 'processed')]);
+    const [job, onChain] = await Promise.all([this.jobLookup.add(fundKey(order.id)), this.reader.swap(dst, 'processed')]);
     return (job !== undefined && job.status !== 'failed') || onChain !== undefined;
   }
 

@@ -1,9 +1,8 @@
 import { toHex, type Hex } from 'viem';
-import { EnqueueBatch } from '../../solver/enqueue-batch.ts';
+import { EnqueueBatch, JobLookup } from '../../solver/job-batches.ts';
 import type { SolverChain, SourceCheck } from '../../solver/solver.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
-import { findJob } from '../../store/relayer-jobs.ts';
 import { requeueFailedJob } from '../../store/signed-txs.ts';
 import type { Asset, Chain, Registry } from '../registry.ts';
 import type { HtlcJobPayload } from './job-calls.ts';
@@ -81,6 +80,7 @@ export class HtlcSolverChain<A extends string, P> implements SolverChain {
   /** Token HTLCs whose unlimited approval is on chain. */
   private readonly approved = new Set<string>();
   private readonly jobs: EnqueueBatch;
+  private readonly jobLookup: JobLookup;
 
   constructor(
     readonly chain: Chain,
@@ -92,12 +92,13 @@ export class HtlcSolverChain<A extends string, P> implements SolverChain {
     readonly describeError: (err: unknown) => string,
   ) {
     this.jobs = new EnqueueBatch(db);
+    this.jobLookup = new JobLookup(db);
   }
 
   /** Funded on chain (pending state included where the chain has one), or its funding job is queued or in flight. */
   async destinationFunded(order: OrderRecord): Promise<boolean> {
     const dst = this.side(order.destination);
-    const [job, onChain] = await Promise.all([findJob(this.db, fundKey(order.id)), this.access.order(dst.htlc, dst.orderId, true)]);
+    const [job, onChain] = await Promise.all([this.jobLookup.add(fundKey(order.id)), this.access.order(dst.htlc, dst.orderId, true)]);
     return (job !== undefined && job.status !== 'failed') || onChain.initiator !== undefined;
   }
 

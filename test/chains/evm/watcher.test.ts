@@ -276,6 +276,19 @@ describeEachStore('EvmWatcher', (kind) => {
     assert.ok(Number(rows.n) > 600);
   });
 
+  test("a new block costs the head, its logs and its header: its parent hash proves the cursor's block, no separate reorg probe", async () => {
+    await watcher.poll();
+    await mine(1);
+    calls.length = 0;
+    const result = await watcher.poll();
+    assert.equal(result.to - result.from + 1n, 1n);
+    assert.deepEqual([...calls].sort(), ['eth_blockNumber', 'eth_getBlockByNumber', 'eth_getLogs']);
+    // With no new block, the cursor's block is probed (a reorg at the same height shows there).
+    calls.length = 0;
+    await watcher.poll();
+    assert.deepEqual([...calls].sort(), ['eth_blockNumber', 'eth_getBlockByNumber']);
+  });
+
   test('a range longer than batchBlocks takes one eth_getLogs per batch', async () => {
     const batched = new EvmWatcher(store.db, chain, watcherClient, { batchBlocks: 10 });
     await mine(35);
