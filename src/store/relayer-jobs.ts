@@ -168,8 +168,8 @@ export async function claimJobs(
 
 /**
  * `claimJobs`, and in the same statement whether any job is left unsettled and when the next one falls
- * due: an idle engine's loop sleeps on it instead of claiming again and again (both read the snapshot
- * the claim started from, through the `relayer_jobs_ready` index).
+ * due: an idle engine's loop sleeps on it instead of claiming again and again. Both read the jobs as
+ * they were before this claim took any (the snapshot of the statement).
  */
 export async function claimJobsAndNext(
   db: Db,
