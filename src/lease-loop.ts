@@ -14,9 +14,11 @@ export interface LeasedLoopOptions {
   ttlMs?: number;
   /**
    * One unit of work; runs only while this instance holds the lease. `signal` aborts when the loop
-   * stops or the lease is lost (another instance may be running the same work).
+   * stops or the lease is lost (another instance may be running the same work). It may resolve to the
+   * milliseconds until the next tick, when it knows better than `intervalMs` (its next work is due
+   * sooner, or none can come unannounced).
    */
-  tick: (signal: AbortSignal) => Promise<unknown>;
+  tick: (signal: AbortSignal) => Promise<number | void>;
   /** A tick's failure; not called for what fails once the loop is stopping (the stop's own doing). */
   onError: (error: unknown) => void;
   /** The instance's heartbeat, shared by its loops of the same holder and ttl; the loop's own when absent. */
@@ -121,6 +123,8 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
     renewedAt = undefined;
     heartbeat.drop(options.lease);
     tickAbort?.abort(new Error(`${options.lease}: ${reason}`));
+    // A long sleep a tick asked for while held must not delay asking for the lease again.
+    if (!ticking && !stopped) schedule(Math.min(options.intervalMs, renewMs));
   };
   // The lease still counts from the last renewal that did succeed, with a margin for clock drift.
   const renewalFailed = () => {
@@ -158,13 +162,14 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
     ticking = true;
     wakeAgain = false;
     let held = false;
+    let nextMs: number | void = undefined;
     try {
       // Renewed within two thirds of its life (by the heartbeat or the last acquire): still held, with
       // the last third as the margin `renewalFailed` keeps too.
       held = (renewedAt !== undefined && Date.now() - renewedAt < ttlMs - renewMs) || (await acquire());
       if (held) {
         tickAbort = new AbortController();
-        await options.tick(AbortSignal.any([stopping.signal, tickAbort.signal]));
+        nextMs = await options.tick(AbortSignal.any([stopping.signal, tickAbort.signal]));
       }
     } catch (error) {
       if (!stopped) options.onError(error);
@@ -173,8 +178,10 @@ export function leasedLoop(options: LeasedLoopOptions): LeasedLoop {
       ticking = false;
     }
     if (stopped) return;
-    // The heartbeat keeps a holder's lease between ticks; an instance waiting for it asks as often.
-    schedule(wakeAgain ? 0 : held ? options.intervalMs : Math.min(options.intervalMs, renewMs));
+    // The heartbeat keeps a holder's lease between ticks; an instance waiting for it (or that lost it
+    // during the tick) asks as often.
+    const stillHeld = held && renewedAt !== undefined;
+    schedule(wakeAgain ? 0 : stillHeld ? (nextMs ?? options.intervalMs) : Math.min(options.intervalMs, renewMs));
   };
   running = step();
   return {
@@ -199,9 +206,12 @@ export interface Worker {
   /** `<role>:<chain>`, unique in a deployment. */
   lease: string;
   intervalMs: number;
-  /** One pass; `wake` asks for another at once (a watcher still behind the head, a full batch). */
-  tick(signal: AbortSignal, wake: () => void): Promise<void>;
-  /** The `job_queued` notification (`<chain>:<signer>`) that wakes it. */
+  /**
+   * One pass; `wake` asks for another at once (a watcher still behind the head, a full batch). It may
+   * resolve to the milliseconds until the next pass instead of `intervalMs` (`LeasedLoopOptions.tick`).
+   */
+  tick(signal: AbortSignal, wake: () => void): Promise<number | void>;
+  /** The `job_queued` notification (`<chain>:<signer>`) that wakes it (every worker that names it). */
   wakeOnJob?: string;
   /** The `chain_index` notification (`<chain>`) that wakes it: a client reported a transaction there (POST /v3/index). */
   wakeOnIndex?: string;

@@ -133,7 +133,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       // One-time work (token approvals) goes out before the first funding needs it.
       await runtime.prepare?.().catch((err: unknown) => api.log.warn({ err, chain: key }, 'preparing the chain failed; the first action that needs it retries'));
     }
-    const byJob = new Map<string, LeasedLoop>();
+    const byJob = new Map<string, LeasedLoop[]>();
     const byIndex = new Map<string, LeasedLoop>();
     for (const [key, runtime] of runtimes) {
       for (const worker of runtime.workers) {
@@ -141,8 +141,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         const reporting = {
           ...worker,
           tick: async (signal: AbortSignal, wake: () => void) => {
-            await worker.tick(signal, wake);
+            const nextMs = await worker.tick(signal, wake);
             nodeHealth.answered(key, worker.lease);
+            return nextMs;
           },
         };
         const onError = (err: unknown) => {
@@ -151,11 +152,20 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         };
         const loop = runWorker(store.db, timing.timed(reporting), { holder: instance, heartbeat, onError });
         stoppers.push(() => loop.stop());
-        if (worker.wakeOnJob) byJob.set(worker.wakeOnJob, loop);
+        if (worker.wakeOnJob) byJob.set(worker.wakeOnJob, [...(byJob.get(worker.wakeOnJob) ?? []), loop]);
         if (worker.wakeOnIndex) byIndex.set(worker.wakeOnIndex, loop);
       }
     }
-    stoppers.push(await store.listen('job_queued', { message: (name) => byJob.get(name)?.wake(), connected: () => undefined }));
+    // An idle sender sleeps on this notification; jobs queued while it was not heard are looked for on reconnecting.
+    const wakeSenders = (loops: LeasedLoop[] | undefined) => loops?.forEach((loop) => loop.wake());
+    stoppers.push(
+      await store.listen('job_queued', {
+        message: (name) => wakeSenders(byJob.get(name)),
+        connected: (isConnected) => {
+          if (isConnected) for (const loops of byJob.values()) wakeSenders(loops);
+        },
+      }),
+    );
     // A client's report of a transaction (POST /v3/index) wakes the chain's watcher, wherever it runs.
     stoppers.push(await store.listen(CHAIN_INDEX_CHANNEL, { message: (chain) => byIndex.get(chain)?.wake(), connected: () => undefined }));
 

@@ -22,7 +22,7 @@ export class WorkerTiming {
       tick: async (signal: AbortSignal, wake: () => void) => {
         const end = this.passes.startTimer({ worker: worker.lease });
         try {
-          await worker.tick(signal, wake);
+          return await worker.tick(signal, wake);
         } finally {
           end();
         }

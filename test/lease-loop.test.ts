@@ -120,6 +120,53 @@ describeEachStore('leased loops', (kind) => {
     assert.equal(ticks, 4, 'a stopped loop does not wake');
   });
 
+  test('a tick may set the wait before the next (sooner or later than the interval); wake() still runs one at once', async () => {
+    const at: number[] = [];
+    let nextMs: number | undefined = 30;
+    const loop = leasedLoop({
+      db: store.db,
+      lease: 'paced',
+      holder: 'x',
+      intervalMs: 1_000,
+      tick: async () => {
+        at.push(Date.now());
+        return nextMs;
+      },
+      onError: (e) => assert.fail(String(e)),
+    });
+    await waitUntil(() => at.length >= 4, 'ticks 30 ms apart, not 1 s', 500);
+    nextMs = 60_000;
+    await waitUntil(() => at.length >= 5, 'a tick asking for a minute');
+    const before = at.length;
+    await new Promise((r) => setTimeout(r, 1_300));
+    assert.equal(at.length, before, 'no tick at the interval: the tick asked for a minute');
+    nextMs = undefined;
+    loop.wake();
+    await waitUntil(() => at.length === before + 1, 'woken at once', 500);
+    await waitUntil(() => at.length === before + 2, 'then back to the interval', 1_500);
+    await loop.stop();
+  });
+
+  test('a holder that loses its lease while sleeping long asks for it again within the interval', async () => {
+    let ticks = 0;
+    const loop = leasedLoop({
+      db: store.db,
+      lease: 'sleeper',
+      holder: 'a',
+      intervalMs: 100,
+      ttlMs: 300,
+      tick: async () => {
+        ticks++;
+        return 60_000;
+      },
+      onError: () => undefined,
+    });
+    await waitUntil(() => ticks === 1, 'a ticked, then sleeps a minute');
+    await sql`update worker_leases set holder = 'b', expires_at = now() + interval '200 milliseconds' where name = 'sleeper'`.execute(store.db);
+    await waitUntil(() => ticks === 2, 'a took the lease back once b let it run out', 2_000);
+    await loop.stop();
+  });
+
   test('a holder keeps its lease between ticks longer apart than the lease lives', async () => {
     const ticks = { a: 0, b: 0 };
     const loop = (holder: 'a' | 'b') =>

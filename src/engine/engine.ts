@@ -3,7 +3,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { LEASE_TTL_MS, type Worker } from '../lease-loop.ts';
 import type { Db } from '../store/database.ts';
 import {
-  claimJobs,
+  claimJobsAndNext,
   deferJob,
   markAttemptFailed,
   markCancelled,
@@ -99,7 +99,12 @@ export class TxEngine<P = unknown> {
    * to the queue instead of signing it (so that signing stays with one loop).
    */
   async tick(only?: 'new' | 'follow-up'): Promise<number> {
-    const jobs = await claimJobs(this.db, {
+    return (await this.pass(only)).claimed;
+  }
+
+  /** `tick`, with what its claim saw of the jobs it left (`claimJobsAndNext`): when to look again. */
+  async pass(only?: 'new' | 'follow-up'): Promise<{ claimed: number; pending: boolean; nextDueInMs: number | null }> {
+    const { jobs, pending, nextDueInMs } = await claimJobsAndNext(this.db, {
       chain: this.chain,
       signer: this.driver.signer,
       worker: this.worker,
@@ -129,7 +134,7 @@ export class TxEngine<P = unknown> {
     again.sort((a, b) => Number(BigInt(a.job.id) - BigInt(b.job.id)));
     if (only === 'follow-up') await Promise.all(again.map(({ job }) => this.guarded(job, () => requeueJob(this.db, job.id, this.worker))));
     else await this.sendNew(again.filter(({ job }) => !this.pastDeadline(job)));
-    return jobs.length;
+    return { claimed: jobs.length, pending, nextDueInMs };
   }
 
   /** New jobs: signed in order, each chunk stored in one write before any of it is sent, then broadcast. */
@@ -358,21 +363,45 @@ export const pastBroadcastDeadline = (job: ClaimedJob, now: number): boolean => 
 export const engineLease = (chain: string, signer: string): string => `engine:${chain}:${signer}`;
 
 /**
- * The engine as two workers, each under its own lease: one signs and sends new jobs, at once when a
- * job of its own is queued; the other follows up the jobs in flight (landed, bumps, resends), so a new
- * job never waits behind the follow-ups of a busy queue. Each ticks every `intervalMs` as well (for the
- * new jobs, that finds retries come due, which no notification announces), and again at once after a
- * full batch.
+ * The engine as two workers, each under its own lease: one signs and sends new jobs, the other follows
+ * up the jobs in flight (landed, bumps, resends), so a new job never waits behind the follow-ups of a
+ * busy queue. Both wake at once when a job of theirs is queued (`job_queued`: a new job, or a Bitcoin
+ * job written signed, which only the follow-up takes), the follow-up also when the new loop of this
+ * process took jobs (it has just sent transactions to look at), and each again at once after a full batch.
+ *
+ * Otherwise a loop looks again after `intervalMs`, or sooner when its next job falls due sooner, while
+ * any job of the engine is unsettled: a retry or a recheck falls due with no notification, and a test's
+ * clock may move it nearer at any moment. With nothing unsettled at all, only a new job can give it work,
+ * and that is announced: the loop sleeps `idleMs`, which only bounds a lost notification.
  */
-export function engineWorkers<P>(engine: TxEngine<P>, intervalMs = 1_000): Worker[] {
+export function engineWorkers<P>(engine: TxEngine<P>, intervalMs = 1_000, idleMs = 5 * intervalMs): Worker[] {
+  let wakeFollowUp: (() => void) | undefined;
   const worker = (lease: string, only: 'new' | 'follow-up'): Worker => ({
     lease,
     intervalMs,
+    wakeOnJob: engine.wakeOnJob,
     tick: async (_signal, wake) => {
-      if ((await engine.tick(only)) >= engine.batch) wake();
+      const pass = await engine.pass(only);
+      if (only === 'new' && pass.claimed > 0) wakeFollowUp?.();
+      if (pass.claimed >= engine.batch) return wake();
+      // Jobs taken change the queue after the claim read it: the next look is a plain interval away.
+      if (pass.claimed > 0) return intervalMs;
+      if (!pass.pending) return idleMs;
+      return pass.nextDueInMs !== null && pass.nextDueInMs > 0 ? Math.min(Math.ceil(pass.nextDueInMs), intervalMs) : intervalMs;
     },
   });
-  return [{ ...worker(engine.lease, 'new'), wakeOnJob: engine.wakeOnJob }, worker(`${engine.lease}:follow-up`, 'follow-up')];
+  return [
+    worker(engine.lease, 'new'),
+    {
+      ...worker(`${engine.lease}:follow-up`, 'follow-up'),
+      subscribe: (wake) => {
+        wakeFollowUp = wake;
+        return () => {
+          wakeFollowUp = undefined;
+        };
+      },
+    },
+  ];
 }
 
 /** A transaction that takes another's place keeps what the driver did not set anew (its nonce, its lifetime). */

@@ -144,6 +144,15 @@ export async function enqueueJobs(db: Db, jobs: readonly NewJob[]): Promise<Set<
   return new Set(rows.map((r) => r.idempotency_key));
 }
 
+/** A claim, and what it saw of the jobs it left: when the engine's loop has to look again. */
+export interface Claim {
+  jobs: ClaimedJob[];
+  /** Whether the chain and signer have any unsettled job (queued, running or submitted), of either kind. */
+  pending: boolean;
+  /** Milliseconds until the earliest queued or submitted job of the kind asked for falls due (<= 0: due now), or null when none is waiting. */
+  nextDueInMs: number | null;
+}
+
 /**
  * Takes up to `limit` due jobs of a chain and signer for `worker`, oldest first, locking them for
  * `leaseMs`. Jobs another worker holds are skipped; a job whose lease ran out (its worker died) is due again.
@@ -154,31 +163,61 @@ export async function claimJobs(
   db: Db,
   input: { chain: string; signer?: JobSigner; worker: string; leaseMs: number; limit: number; newFirst?: boolean; withTx?: boolean; now?: number },
 ): Promise<ClaimedJob[]> {
+  return (await claimJobsAndNext(db, input)).jobs;
+}
+
+/**
+ * `claimJobs`, and in the same statement whether any job is left unsettled and when the next one falls
+ * due: an idle engine's loop sleeps on it instead of claiming again and again. Both read the jobs as
+ * they were before this claim took any (the snapshot of the statement).
+ */
+export async function claimJobsAndNext(
+  db: Db,
+  input: { chain: string; signer?: JobSigner; worker: string; leaseMs: number; limit: number; newFirst?: boolean; withTx?: boolean; now?: number },
+): Promise<Claim> {
+  const signer = input.signer ?? 'relayer';
   const hasTx = sql`(raw_tx <> '')`;
   const order = input.newFirst ? sql`${hasTx}, id` : sql`id`;
   const which = input.withTx === undefined ? sql`` : input.withTx ? sql`and ${hasTx}` : sql`and not ${hasTx}`;
-  const rows = await sql<JobRow & { has_tx: boolean; broadcast_by_ms: string | null; cancelled: boolean }>`
-    update relayer_jobs set
-      status = 'running',
-      -- Coming back to check a submitted transaction is not a new attempt.
-      attempts = attempts + case when status = 'submitted' then 0 else 1 end,
-      locked_by = ${input.worker},
-      locked_until = now() + ${`${input.leaseMs} milliseconds`}::interval,
-      updated_at = now()
-    where id in (
-      select id from relayer_jobs
-      where chain = ${input.chain} and signer = ${input.signer ?? 'relayer'} and run_after <= ${decisionTime(input.now)}
-        and (status in ('queued', 'submitted') or (status = 'running' and locked_until < now())) ${which}
-      order by ${order}
-      limit ${input.limit}
-      for update skip locked
+  const rows = await sql<
+    { [K in keyof JobRow]: JobRow[K] | null } & { has_tx: boolean | null; broadcast_by_ms: string | null; cancelled: boolean | null; pending: boolean; next_due_ms: number | null }
+  >`
+    with claimed as (
+      update relayer_jobs set
+        status = 'running',
+        -- Coming back to check a submitted transaction is not a new attempt.
+        attempts = attempts + case when status = 'submitted' then 0 else 1 end,
+        locked_by = ${input.worker},
+        locked_until = now() + ${`${input.leaseMs} milliseconds`}::interval,
+        updated_at = now()
+      where id in (
+        select id from relayer_jobs
+        where chain = ${input.chain} and signer = ${signer} and run_after <= ${decisionTime(input.now)}
+          and (status in ('queued', 'submitted') or (status = 'running' and locked_until < now())) ${which}
+        order by ${order}
+        limit ${input.limit}
+        for update skip locked
+      )
+      returning ${sql.raw(JOB_COLUMNS.join(', '))}, (raw_tx <> '') as has_tx,
+        (extract(epoch from broadcast_by) * 1000)::bigint as broadcast_by_ms, cancelled_at is not null as cancelled
     )
-    returning ${sql.raw(JOB_COLUMNS.join(', '))}, (raw_tx <> '') as has_tx,
-      (extract(epoch from broadcast_by) * 1000)::bigint as broadcast_by_ms, cancelled_at is not null as cancelled
+    select claimed.*, left_over.* from (
+      select
+        exists (
+          select 1 from relayer_jobs where chain = ${input.chain} and signer = ${signer} and status in ('queued', 'running', 'submitted')
+        ) as pending,
+        (extract(epoch from (
+          select min(run_after) from relayer_jobs
+          where chain = ${input.chain} and signer = ${signer} and status in ('queued', 'submitted') ${which}
+        ) - ${decisionTime(input.now)}) * 1000)::float8 as next_due_ms
+    ) left_over left join claimed on true
   `.execute(db);
-  return rows.rows
-    .map((r) => ({ ...toJob(r), hasTx: r.has_tx, broadcastBy: r.broadcast_by_ms === null ? null : Number(r.broadcast_by_ms), cancelled: r.cancelled }))
+  const first = rows.rows[0];
+  const jobs = rows.rows
+    .filter((r): r is typeof r & JobRow => r.id !== null)
+    .map((r) => ({ ...toJob(r), hasTx: r.has_tx === true, broadcastBy: r.broadcast_by_ms === null ? null : Number(r.broadcast_by_ms), cancelled: r.cancelled === true }))
     .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+  return { jobs, pending: first?.pending === true, nextDueInMs: first?.next_due_ms ?? null };
 }
 
 /** The transaction is out; the job comes back after `recheckMs` to check its receipt. */

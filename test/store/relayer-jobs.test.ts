@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import type { Store } from '../../src/store/database.ts';
 import {
   claimJobs,
+  claimJobsAndNext,
   enqueueJob,
   findJob,
   markAttemptFailed,
@@ -66,6 +67,27 @@ describeEachStore('relayer job queue', (kind) => {
     assert.deepEqual(found[0]?.payload, { n: 2 });
     assert.equal(counter.count, 1);
     await store.db.deleteFrom('relayer_jobs').execute();
+  });
+
+  test('a claim tells, in its statement, whether any job is unsettled and when the next of its kind falls due', async () => {
+    const other = 'arbitrum_localnet';
+    const claim = (withTx?: boolean) => claimJobsAndNext(store.db, { chain: other, worker: 'w', leaseMs: 60_000, limit: 10, ...(withTx === undefined ? {} : { withTx }) });
+    assert.deepEqual(await claim(), { jobs: [], pending: false, nextDueInMs: null });
+    const k = key();
+    await enqueueJob(store.db, { chain: other, action: 'redeem', idempotencyKey: k, payload: {} });
+    const first = await claim(false);
+    assert.equal(first.jobs.length, 1);
+    assert.equal(first.pending, true, 'the claim read the queue before it took the job');
+    const running = await claim(false);
+    assert.deepEqual([running.jobs.length, running.pending, running.nextDueInMs], [0, true, null], 'running: unsettled, but nothing waits to fall due');
+    await markSubmitted(store.db, first.jobs[0]!.id, { worker: 'w', txHash: '0xaa', recheckMs: 30_000 });
+    const submitted = await claim();
+    assert.equal(submitted.jobs.length, 0);
+    assert.ok(submitted.nextDueInMs! > 25_000 && submitted.nextDueInMs! <= 30_000, `the recheck due in ${submitted.nextDueInMs} ms`);
+    const withTx = await claim(true);
+    assert.deepEqual([withTx.pending, withTx.nextDueInMs], [true, null], 'the job (stored with no transaction) is not of the kind asked for, but it is unsettled');
+    await store.db.deleteFrom('relayer_jobs').execute();
+    assert.deepEqual(await claim(), { jobs: [], pending: false, nextDueInMs: null });
   });
 
   test('a sender claims new jobs and jobs in flight apart; signed and submitted in one statement each, only while it holds them', async () => {
