@@ -9,7 +9,8 @@ import { dropInstantRefundConsent, instantRefundConsent } from '../store/instant
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
 import { findOrders, type OrderRecord } from '../store/orders.ts';
 import { releaseOrderLiquidity, releaseOrdersLiquidity } from '../store/solvers.ts';
-import { claimFundings, secretCiphertext, solverWork } from '../store/solver-queries.ts';
+import { claimFundings, secretCiphertexts, solverWork } from '../store/solver-queries.ts';
+import { TurnBatch } from './job-batches.ts';
 import { silentLog, type Log } from '../log.ts';
 
 export interface SolverOptions {
@@ -99,6 +100,8 @@ export class Solver {
   private readonly clock: Clock;
   private readonly clientActions: ((chainKey: string) => ClientActions | undefined) | undefined;
   private touched = new Set<string>();
+  /** The sealed secrets of a pass's client redeems, read together. */
+  private readonly sealedSecrets: TurnBatch<string, Uint8Array | null>;
   private lastFullPass = 0;
 
   constructor(
@@ -116,6 +119,7 @@ export class Solver {
     this.log = options.log ?? silentLog;
     this.clock = options.clock ?? systemClock;
     this.clientActions = options.clientActions;
+    this.sealedSecrets = new TurnBatch((ids) => secretCiphertexts(db, ids));
   }
 
   /** The order changed (a watcher recorded an event, a client acted): the next pass looks at it. */
@@ -279,7 +283,7 @@ export class Solver {
   /** The destination, for a client whose secret the service holds. */
   private async redeemForClient(order: OrderRecord, pass: SolverPass): Promise<void> {
     const dst = this.chains.get(order.destination.chain);
-    const sealed = dst && (await secretCiphertext(this.db, order.id));
+    const sealed = dst && (await this.sealedSecrets.add(order.id));
     if (!dst || !sealed) return;
     const secret = Buffer.from(this.secrets.open(sealed));
     if (!opensSecretHash(secret, order.secretHash)) {

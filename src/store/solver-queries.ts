@@ -174,8 +174,9 @@ export async function claimFundings(db: Db, orderIds: readonly string[]): Promis
   return new Set(rows.map((r) => r.id));
 }
 
-/** The sealed service-held secret of an order, if the service holds it. */
-export async function secretCiphertext(db: Db, orderId: string): Promise<Uint8Array | null> {
-  const row = await db.selectFrom('orders').select('secret_ciphertext').where('id', '=', orderId).executeTakeFirst();
-  return row?.secret_ciphertext ?? null;
+/** The sealed service-held secrets of orders, in their order (null where the service holds none), in one select. */
+export async function secretCiphertexts(db: Db, orderIds: readonly string[]): Promise<Array<Uint8Array | null>> {
+  const rows = await db.selectFrom('orders').select(['id', 'secret_ciphertext']).where('id', 'in', [...new Set(orderIds)]).execute();
+  const byId = new Map(rows.map((r) => [r.id, r.secret_ciphertext]));
+  return orderIds.map((id) => byId.get(id) ?? null);
 }

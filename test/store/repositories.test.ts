@@ -16,6 +16,7 @@ import {
   setSolverBalance,
 } from '../../src/store/solvers.ts';
 import { Registry } from '../../src/chains/registry.ts';
+import { secretCiphertexts } from '../../src/store/solver-queries.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { localnetRegistry, randomHex32, sampleOrder, seedBasics, SOLVER } from '../helpers/fixtures.ts';
 import { readFileSync } from 'node:fs';
@@ -90,6 +91,16 @@ describeEachStore('repositories', (kind) => {
     assert.match(toRfc3339Micro(read.createdAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.ok(Math.abs(Date.parse(toRfc3339Micro(read.createdAt)) - Date.now()) < 60_000);
     assert.equal(await findOrder(store.db, randomHex32()), undefined);
+  });
+
+  test("the sealed secrets of several orders come back in the callers' order, null where the service holds none", async () => {
+    const sealed = Uint8Array.from([1, 2, 3, 4]);
+    const held = sampleOrder(appId, { secretCiphertext: sealed });
+    const none = sampleOrder(appId);
+    await insertOrder(store.db, held);
+    await insertOrder(store.db, none);
+    const read = await secretCiphertexts(store.db, [none.id, held.id, randomHex32(), held.id]);
+    assert.deepEqual(read.map((s) => (s ? [...s] : null)), [null, [1, 2, 3, 4], null, [1, 2, 3, 4]]);
   });
 
   test('one app cannot reuse a nonce, and a failed insert leaves nothing behind', async () => {

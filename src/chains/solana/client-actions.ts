@@ -180,8 +180,9 @@ export class SolanaClientActions implements ClientActions {
   private async enqueue(order: OrderRecord, action: RelayerAction, signer: JobSigner, payload: SolanaJobPayload): Promise<RelayerJob> {
     const key = jobKey(order.id, action);
     const { job } = await enqueueJob(this.db, { chain: this.chain.key, orderId: order.id, action, idempotencyKey: key, payload, signer });
+    if (job.status !== 'failed') return job;
     // A failed initiate is asked for again with the client's new transaction.
-    if (job.status === 'failed') await (payload.kind === 'client-signed' ? requeueFailedJobWith(this.db, key, payload) : requeueFailedJob(this.db, key));
+    await (payload.kind === 'client-signed' ? requeueFailedJobWith(this.db, key, payload) : requeueFailedJob(this.db, key));
     return (await findJob(this.db, key)) ?? job;
   }
 }

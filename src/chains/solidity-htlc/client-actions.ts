@@ -220,7 +220,8 @@ export class HtlcClientActions<A extends string> implements ClientActions {
   private async enqueue(order: OrderRecord, action: RelayerAction, asset: Asset, payload: ActionJob<A>): Promise<RelayerJob> {
     const key = jobKey(order.id, action);
     const { job } = await enqueueJob(this.db, { chain: asset.chain.key, orderId: order.id, action, idempotencyKey: key, payload });
-    if (job.status === 'failed') await requeueFailedJob(this.db, key);
+    if (job.status !== 'failed') return job;
+    await requeueFailedJob(this.db, key);
     return (await findJob(this.db, key)) ?? job;
   }
 }
