@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { STATUS_GROUP_NAMES, STATUS_GROUPS, statusGroup } from '../../src/orders/status-groups.ts';
 import { ORDER_STATUSES, orderStatus, statusRank, type OrderStatus, type StatusClock } from '../../src/orders/status.ts';
 import type { OrderRecord, SwapRecord } from '../../src/store/orders.ts';
+import { memoOrderStatus } from '../../src/orders/order-json.ts';
 import { mulberry32 } from '../helpers/seeded-random.ts';
 
 const NOW = 1_800_000_000;
@@ -196,5 +197,21 @@ describe('orderStatus only moves forward as facts accumulate', () => {
       }
     }
     assert.deepEqual(new Set(ORDER_STATUSES), reached, 'the sequences reach every status');
+  });
+});
+
+describe('the order read derives a record status once per status clock', () => {
+  test('the same second and heights give the remembered status; a new second or a new heights read derive it again', () => {
+    const o = order(initiated, {}, NOW + 10);
+    const before = clock({ ethereum_localnet: 700n });
+    assert.equal(memoOrderStatus(o, before), 'initiated');
+    assert.equal(memoOrderStatus(o, { ...before }), 'initiated', 'the same clock in another object');
+    // The next heights read (a new map) shows the source timelock run out.
+    assert.equal(memoOrderStatus(o, clock({ ethereum_localnet: 701n })), 'awaiting_refund');
+    // An order not initiated: only the second moves it past its deadline.
+    const idle = order({}, {}, NOW);
+    const heights = new Map<string, bigint>();
+    assert.equal(memoOrderStatus(idle, { unixSeconds: NOW, heights }), 'created');
+    assert.equal(memoOrderStatus(idle, { unixSeconds: NOW + 1, heights }), 'expired');
   });
 });

@@ -5,10 +5,9 @@ import { unixSeconds } from '../../clock.ts';
 import { notFound } from '../../errors.ts';
 import { statusClock } from '../../orders/heights-cache.ts';
 import { quoteInitiate, quoteStatus, quoteView, type QuoteStatus } from '../../orders/quote-view.ts';
-import { orderStatus } from '../../orders/status.ts';
 import type { OrderRecord } from '../../store/orders.ts';
 import type { ApiContext } from '../context.ts';
-import { orderJson } from '../../orders/order-json.ts';
+import { memoOrderStatus, orderResponseJson } from '../../orders/order-json.ts';
 import { swapView } from '../../orders/order-view.ts';
 import { errorResponses, HexId, Ok } from '../schemas.ts';
 
@@ -38,8 +37,8 @@ export function orderRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const id = request.params.order.toLowerCase();
       const order = await orders.get(id);
       if (!order) throw notFound(`order ${id} not found`);
-      const status = orderStatus(order, await statusClock(db, clock));
-      return reply.type(JSON_TYPE).send(`{"status":"Ok","result":${orderJson(order, status)}}`);
+      const status = memoOrderStatus(order, await statusClock(db, clock));
+      return reply.type(JSON_TYPE).send(orderResponseJson(order, status));
     },
   );
 
