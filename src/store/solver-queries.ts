@@ -123,22 +123,25 @@ export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }
   const only = q.only ? sql`and o.id in (${sql.join(q.only.map((id) => sql`${id}`))})` : sql``;
   const conditions = stepConditions(q.nowSeconds);
   const flags = sql.join(SOLVER_STEPS.map((step, i) => sql`${conditions[step]} as ${sql.ref(`f${i}`)}`));
-  const anyFlag = sql.join(
-    SOLVER_STEPS.map((_, i) => sql.ref(`f${i}`)),
+  // Each step's running count, oldest first: a backlog of one step never hides another step's orders.
+  const counts = sql.join(SOLVER_STEPS.map((_, i) => sql`count(*) filter (where ${sql.ref(`f${i}`)}) over (order by created_at, id) as ${sql.ref(`n${i}`)}`));
+  const withinLimit = sql.join(
+    SOLVER_STEPS.map((_, i) => sql`(${sql.ref(`f${i}`)} and ${sql.ref(`n${i}`)} <= ${q.limit})`),
     sql` or `,
   );
   const { rows } = await sql<Record<`f${number}`, boolean> & { id: string }>`
     select * from (
-      select o.id, o.created_at, ${flags}
-      from orders o
-      join swaps s on s.order_id = o.id and s.side = 'source'
-      join swaps d on d.order_id = o.id and d.side = 'destination'
-      where o.solver_id = ${q.solverId} and s.chain in (${chains}) and d.chain in (${chains}) ${only} and ${mayNeedAStep}
-      offset 0
-    ) w
-    where ${anyFlag}
-    order by created_at
-    limit ${q.limit * SOLVER_STEPS.length}
+      select w.*, ${counts} from (
+        select o.id, o.created_at, ${flags}
+        from orders o
+        join swaps s on s.order_id = o.id and s.side = 'source'
+        join swaps d on d.order_id = o.id and d.side = 'destination'
+        where o.solver_id = ${q.solverId} and s.chain in (${chains}) and d.chain in (${chains}) ${only} and ${mayNeedAStep}
+        offset 0
+      ) w
+    ) c
+    where ${withinLimit}
+    order by created_at, id
   `.execute(db);
   for (const row of rows) {
     SOLVER_STEPS.forEach((step, i) => {

@@ -252,6 +252,18 @@ describeEachStore('every path gives the status of orderStatus', (kind) => {
       assert.deepEqual(sorted(work.refund), selected(SOLVER_CONDITIONS.refund), `refund the destination, ${at}`);
       assert.deepEqual(sorted(work.refundSourceForClient), selected(SOLVER_CONDITIONS.refundSourceForClient), `refund the source for the client, ${at}`);
       assert.deepEqual(sorted(work.instantRefund), selected(SOLVER_CONDITIONS.instantRefund), `instant refund, ${at}`);
+      // A backlog: each step gets its own oldest `limit`, whatever the other steps hold.
+      const oldest = orders.slice().sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+      const firstOf = (condition: Condition, extra: (o: OrderRecord) => boolean = () => true) =>
+        oldest.filter((o) => holds(condition, o, clock) && extra(o)).slice(0, 2).map((o) => o.id);
+      const capped = await solverWork(store.db, { ...solver, limit: 2, nowSeconds: now });
+      assert.deepEqual(capped.fund, firstOf(SOLVER_CONDITIONS.fund), `fund, at most 2, ${at}`);
+      assert.deepEqual(capped.redeemForClient, firstOf(SOLVER_CONDITIONS.redeemForClient), `redeem for the client, at most 2, ${at}`);
+      assert.deepEqual(capped.redeemSource, firstOf(SOLVER_CONDITIONS.redeemSource, (o) => o.destination.secret !== ''), `redeem the source, at most 2, ${at}`);
+      assert.deepEqual(capped.accrue, firstOf(SOLVER_CONDITIONS.accrue), `accrue, at most 2, ${at}`);
+      assert.deepEqual(capped.refund, firstOf(SOLVER_CONDITIONS.refund), `refund the destination, at most 2, ${at}`);
+      assert.deepEqual(capped.refundSourceForClient, firstOf(SOLVER_CONDITIONS.refundSourceForClient), `refund the source for the client, at most 2, ${at}`);
+      assert.deepEqual(capped.instantRefund, firstOf(SOLVER_CONDITIONS.instantRefund), `instant refund, at most 2, ${at}`);
       // Only the orders asked about: an event-driven pass.
       const some = orders.filter((_, i) => i % 3 === 0).map((o) => o.id);
       const part = await solverWork(store.db, { ...solver, nowSeconds: now, only: some });
