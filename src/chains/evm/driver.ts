@@ -78,7 +78,11 @@ export class EvmDriver implements TxDriver<JobPayload> {
     feesRead.catch(() => undefined);
     const calls = items.map(({ payload }) => jobCall(payload));
     const simulated = await Promise.all(
-      calls.map((call) => this.client.estimateGas({ account: this.address, to: call.to, data: call.data, value: call.value ?? 0n }).then((gas) => ({ gas }), (error: unknown) => ({ error }))),
+      calls.map((call, i) =>
+        this.client
+          .estimateGas({ account: this.address, to: call.to, data: call.data, value: call.value ?? 0n, blockTag: simulationBlock(items[i]!.payload) })
+          .then((gas) => ({ gas }), (error: unknown) => ({ error })),
+      ),
     );
     const unreachable = simulated.find((s): s is { error: unknown } => 'error' in s && isNodeUnreachable(s.error));
     if (unreachable) throw unreachable.error;
@@ -205,6 +209,15 @@ export class EvmDriver implements TxDriver<JobPayload> {
     return { maxFeePerGas: cap, maxPriorityFeePerGas: fees.maxPriorityFeePerGas < cap ? fees.maxPriorityFeePerGas : cap };
   }
 }
+
+/**
+ * The block a job is simulated on. A refund is valid only above its timelock's block, which the next
+ * block may reach before the latest does: it is simulated on the pending block. Every other call does
+ * not depend on the block's number or time, and is simulated on the latest block: on the pending one, a
+ * node such as anvil executes every transaction of its pool again for each simulation (a burst's
+ * simulations took several times as long).
+ */
+const simulationBlock = (payload: JobPayload): 'pending' | 'latest' => (payload.kind === 'refund' ? 'pending' : 'latest');
 
 export type EvmEngine = TxEngine<JobPayload> & { address: Address };
 
