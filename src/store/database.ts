@@ -1,5 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
 import pg from 'pg';
@@ -124,6 +126,7 @@ export async function openStore(options: OpenOptions): Promise<Store> {
   if (!dataDir.startsWith('memory://')) {
     location = join(dataDir, 'pglite');
     mkdirSync(location, { recursive: true });
+    if (!existsSync(join(location, 'PG_VERSION'))) await initPGlite(location);
   }
   const pglite = await PGlite.create(location, {
     parsers: Object.fromEntries(Object.values(TEXT_TYPES).map((oid) => [oid, keepText])),
@@ -146,6 +149,22 @@ export async function openStore(options: OpenOptions): Promise<Store> {
     },
     close: () => db.destroy(),
   };
+}
+
+const INIT_PGLITE = `const { PGlite } = await import(process.argv[1]); await (await PGlite.create(process.argv[2])).close();`;
+
+/**
+ * Creates a new PGlite database in `location` in a child process. In this one, PGlite would run its
+ * initdb in a second PGlite instance whose WASM memory (about 500 MB once initdb is done) stays
+ * resident until the next major GC, seconds after the service has started. If the child fails, the
+ * caller's PGlite.create runs initdb itself and reports what is wrong.
+ */
+async function initPGlite(location: string): Promise<void> {
+  try {
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', INIT_PGLITE, import.meta.resolve('@electric-sql/pglite'), location]);
+  } catch {
+    // PGlite.create below says why.
+  }
 }
 
 function checkChannel(channel: string): string {

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type { Abi, Hex } from 'viem';
 import { PACKAGE_ROOT } from '../../config/service-config.ts';
+import { compileSolidity } from '../../chains/solidity-htlc/solc.ts';
 
 export interface TronContractArtifact {
   abi: Abi;
@@ -47,15 +48,7 @@ export function tronContractArtifacts(): Record<string, TronContractArtifact> {
     const cached = JSON.parse(readFileSync(CACHE_PATH, 'utf8')) as { key: string; artifacts: Record<string, TronContractArtifact> };
     if (cached.key === key) return cached.artifacts;
   }
-  const findImports = (path: string) => {
-    try {
-      return { contents: readFileSync(path.startsWith('@') ? require.resolve(path) : join(CONTRACTS_DIR, path), 'utf8') };
-    } catch {
-      return { error: `not found: ${path}` };
-    }
-  };
-  const solc = require('solc') as { compile(input: string, callbacks: object): string };
-  const output = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity', sources, settings: SETTINGS }), { import: findImports })) as SolcOutput;
+  const output = compileSolidity({ language: 'Solidity', sources, settings: SETTINGS }, CONTRACTS_DIR) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join('\n')}`);
   const artifacts: Record<string, TronContractArtifact> = {};

@@ -18,17 +18,21 @@ export interface IndexedTransaction {
 export class TransactionIndex {
   private readonly byId = new Map<string, IndexedTransaction>();
   private readonly byEvmHash = new Map<string, string>();
+  /** Whether a transaction came since the file was written: a chain mines every 3 s, mostly with none. */
+  private unsaved = false;
 
   constructor(private readonly file: string | undefined) {
     if (file && existsSync(file)) {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as { transactions: IndexedTransaction[] };
       for (const entry of saved.transactions) this.add(entry);
+      this.unsaved = false;
     }
   }
 
   add(entry: IndexedTransaction): void {
     this.byId.set(entry.tx.txID.toLowerCase(), entry);
     this.byEvmHash.set(entry.evmHash.toLowerCase(), entry.tx.txID.toLowerCase());
+    this.unsaved = true;
   }
 
   has(txID: string): boolean {
@@ -44,10 +48,11 @@ export class TransactionIndex {
     return txID === undefined ? undefined : this.byId.get(txID);
   }
 
-  /** Writes the index (to a temporary file first, so a crash mid-write leaves the last copy). */
+  /** Writes the index when it changed (to a temporary file first, so a crash mid-write leaves the last copy). */
   save(): void {
-    if (!this.file) return;
+    if (!this.file || !this.unsaved) return;
     writeFileSync(`${this.file}.tmp`, JSON.stringify({ transactions: [...this.byId.values()] }));
     renameSync(`${this.file}.tmp`, this.file);
+    this.unsaved = false;
   }
 }
