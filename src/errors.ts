@@ -69,3 +69,13 @@ export function redactHex(text: string): string {
 export function safeErrorText(err: unknown): string {
   return redactHex(err instanceof Error ? err.message : String(err)).slice(0, 500);
 }
+
+/**
+ * Whether `fetch` failed somewhere in the error's causes: a request every chain node's client (viem,
+ * Solana Kit, the Tron and Bitcoin RPC clients) makes over HTTP, so a node out of reach, never the
+ * database (which speaks its own protocol), even when the cause is the same refused connection.
+ */
+export function isFetchFailure(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 5) return false;
+  return (err instanceof TypeError && err.message === 'fetch failed') || isFetchFailure(err.cause, depth + 1);
+}

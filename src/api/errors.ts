@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode } from '../errors.ts';
+import { AppError, isFetchFailure, type ErrorCode } from '../errors.ts';
 import { describeIssues } from '../validation-issue.ts';
 import { isConnectionLoss } from '../store/database.ts';
 
@@ -73,6 +73,7 @@ export function toHttpError(error: unknown): { status: number; code: ErrorCode; 
     return { status: HTTP_STATUS[code], code, message: capped(frameworkMessage(fastifyError)) };
   }
   if (isConnectionLoss(error)) return { status: HTTP_STATUS.unavailable, code: 'unavailable', message: 'the database is unavailable; retry shortly' };
+  if (isFetchFailure(error)) return { status: HTTP_STATUS.chain_unavailable, code: 'chain_unavailable', message: "a chain's node is out of reach; retry shortly" };
   return { status: 500, code: 'internal', message: 'internal error' };
 }
 

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
 import pg from 'pg';
+import { isFetchFailure } from '../errors.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0002 from './migrations/0002_orders.ts';
 import * as m0003 from './migrations/0003_chain_heights.ts';
@@ -260,10 +261,11 @@ const LOST_MESSAGES = /^(Connection terminated|Client has encountered a connecti
 /**
  * Whether an error is the database being out of reach (its connection lost, refused or timed out),
  * rather than a statement's own failure: work that meets it is retried on a new connection by
- * whoever owns it, and an API request answers 503.
+ * whoever owns it, and an API request answers 503. A chain node's refused connection carries the same
+ * codes, under a failed fetch: that is the node's, not the database's.
  */
 export function isConnectionLoss(err: unknown, depth = 0): boolean {
-  if (!(err instanceof Error) || depth > 5) return false;
+  if (!(err instanceof Error) || depth > 5 || isFetchFailure(err)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (LOST_STATES.test(code) || LOST_NODE_CODES.has(code))) return true;
   if (LOST_MESSAGES.test(err.message)) return true;

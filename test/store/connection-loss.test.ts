@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { createPublicClient, http } from 'viem';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../../src/errors.ts';
 import { toHttpError } from '../../src/api/errors.ts';
@@ -85,4 +86,13 @@ describe('losing a PostgreSQL connection', { skip }, () => {
     assert.ok(isConnectionLoss(refused), 'a refused connection is the database being unavailable');
     assert.equal(isConnectionLoss(Object.assign(new Error('duplicate key'), { code: '23505' })), false);
   });
+});
+
+test("a chain node's refused connection is not the database's: a request that meets it is a 503 naming the chain", async () => {
+  const nodeDown = await fetch('http://127.0.0.1:1/').catch((err: unknown) => err);
+  const viaViem = await createPublicClient({ transport: http('http://127.0.0.1:1/', { retryCount: 0 }) }).getBlockNumber().catch((err: unknown) => err);
+  for (const err of [nodeDown, viaViem]) {
+    assert.equal(isConnectionLoss(err), false, `not the database: ${(err as Error).message}`);
+    assert.deepEqual(toHttpError(err), { status: 503, code: 'chain_unavailable', message: "a chain's node is out of reach; retry shortly" });
+  }
 });
