@@ -1,5 +1,6 @@
 import { createPublicClient, erc20Abi, getAddress, http, isAddressEqual, maxUint256, toHex, type Address, type PublicClient } from 'viem';
 import type { Db } from '../../store/database.ts';
+import { nextUnusedNonce } from '../../store/signed-txs.ts';
 import type { Asset, Chain, Registry } from '../registry.ts';
 import { HtlcSolverChain, type HtlcSolverAccess } from '../solidity-htlc/solver-chain.ts';
 import { describeChainError } from './chain-errors.ts';
@@ -23,12 +24,13 @@ export function evmSolverChain(chain: Chain, registry: Registry, address: Addres
   // Batched: the reads of the orders a pass handles at once travel in one HTTP request.
   const client = createPublicClient({ transport: http(rpcUrl, { batch: true }), cacheTime: 0 });
   // viem's errors repeat the call's arguments: a revert is shown by its error name, a long hex string cut.
-  return new HtlcSolverChain(chain, registry, getAddress(address), evmSolverAccess(chain, client), db, describeChainError);
+  return new HtlcSolverChain(chain, registry, getAddress(address), evmSolverAccess(chain, client, getAddress(address), db), db, describeChainError);
 }
 
-function evmSolverAccess(chain: Chain, client: PublicClient): HtlcSolverAccess<Address, JobPayload> {
+function evmSolverAccess(chain: Chain, client: PublicClient, solver: Address, db: Db): HtlcSolverAccess<Address, JobPayload> {
   const tokens = new Map<Address, Promise<Address>>();
   let headRead: Promise<bigint> | undefined;
+  let poolRead: Promise<boolean> | undefined;
   const native = (asset: Asset) => asset.token.schema === 'evm:native';
   return {
     party: (address) => getAddress(address),
@@ -50,6 +52,23 @@ function evmSolverAccess(chain: Chain, client: PublicClient): HtlcSolverAccess<A
         headRead.then(clear, clear);
       }
       return headRead;
+    },
+    /**
+     * The pool holds nonces from the account's mined count up to its pending count; the jobs signed
+     * and unsettled here hold every nonce below `nextUnusedNonce`. A pending nonce above both is a
+     * transaction no job here knows. Shared by callers at the same moment, as `head` is.
+     */
+    foreignPending() {
+      if (!poolRead) {
+        poolRead = Promise.all([
+          client.getTransactionCount({ address: solver, blockTag: 'pending' }),
+          client.getTransactionCount({ address: solver, blockTag: 'latest' }),
+          nextUnusedNonce(db, chain.key, 'solver'),
+        ]).then(([pending, mined, held]) => pending > mined && BigInt(pending) > (held ?? 0n));
+        const clear = () => (poolRead = undefined);
+        poolRead.then(clear, clear);
+      }
+      return poolRead;
     },
     /** The token an ERC-20 HTLC locks (fixed at its deployment: read once). */
     token(htlc) {

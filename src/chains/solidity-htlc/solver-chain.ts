@@ -55,6 +55,11 @@ export interface HtlcSolverAccess<A extends string, P> {
   order(htlc: A, orderId: Hex, pending: boolean): Promise<HtlcOrder<A>>;
   /** The chain's head block number. */
   head(): Promise<bigint>;
+  /**
+   * Whether the node's pool holds a transaction of the solver's that no open job of this store holds
+   * (false where reads have no pending state).
+   */
+  foreignPending(): Promise<boolean>;
   /** The token an HTLC locks (fixed at its deployment). */
   token(htlc: A): Promise<A>;
   /** The `owner`'s ERC-20 (TRC-20) allowance to `spender`. */
@@ -95,10 +100,10 @@ export class HtlcSolverChain<A extends string, P> implements SolverChain {
     this.jobLookup = new JobLookup(db);
   }
 
-  /** Funded on chain (pending state included where the chain has one), or its funding job is queued or in flight. */
+  /** Funded on chain (in the node's pool too: `current`), or its funding job is queued or in flight. */
   async destinationFunded(order: OrderRecord): Promise<boolean> {
     const dst = this.side(order.destination);
-    const [job, onChain] = await Promise.all([this.jobLookup.add(fundKey(order.id)), this.access.order(dst.htlc, dst.orderId, true)]);
+    const [job, onChain] = await Promise.all([this.jobLookup.add(fundKey(order.id)), this.current(dst.htlc, dst.orderId)]);
     return (job !== undefined && job.status !== 'failed') || onChain.initiator !== undefined;
   }
 
@@ -155,7 +160,7 @@ export class HtlcSolverChain<A extends string, P> implements SolverChain {
    */
   async redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean> {
     const htlc = this.side(order[side]);
-    const onChain = await this.access.order(htlc.htlc, htlc.orderId, true);
+    const onChain = await this.current(htlc.htlc, htlc.orderId);
     if (onChain.initiator === undefined || onChain.fulfilledAt !== 0n) return false;
     const action = side === 'source' ? 'solver-redeem' : 'redeem';
     return this.enqueue(`${order.id}:${action}`, order.id, action, { kind: 'redeem', htlc: htlc.htlc, orderId: htlc.orderId, secret: `0x${secret.toString('hex')}` });
@@ -191,6 +196,19 @@ export class HtlcSolverChain<A extends string, P> implements SolverChain {
         await this.ensureApproval({ asset, htlc: this.access.party(asset.htlc.address) });
       }
     }
+  }
+
+  /**
+   * An HTLC order as the solver must see it before it writes: what the node's pool will do matters
+   * only for the solver's own transactions, and those this store's jobs know of (the job's key keeps a
+   * pass from queueing one twice). So the latest block is read, unless the pool holds a transaction of
+   * the solver's that no job here holds (another store's, or a dead instance's): then the pending
+   * state. On a node such as anvil each read of the pending state executes the whole pool again, and
+   * this read is in the path of every funding and redeem.
+   */
+  private async current(htlc: A, orderId: Hex): Promise<HtlcOrder<A>> {
+    const [latest, foreign] = await Promise.all([this.access.order(htlc, orderId, false), this.access.foreignPending()]);
+    return foreign ? this.access.order(htlc, orderId, true) : latest;
   }
 
   /** Why an on-chain HTLC order differs from the stored swap (initiator, redeemer = solver, amount, timelock). */

@@ -30,6 +30,8 @@ function tronSolverAccess(chain: Chain, reader: TronHtlcReader): HtlcSolverAcces
     orderId: (terms) => tronOrderId({ ...terms, chainId: chain.id }),
     order: (htlc, orderId) => reader.order(htlc, orderId),
     head: async () => (await reader.api.nowBlock()).number,
+    // Reads are at the head: no pending state to consult.
+    foreignPending: () => Promise.resolve(false),
     token: (htlc) => reader.token(htlc),
     allowance: (token, owner, spender) => reader.allowance(token, owner, spender),
     unlimited: UNLIMITED,
