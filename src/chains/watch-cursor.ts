@@ -1,14 +1,11 @@
-import { setChainHeight } from '../store/chain-heights.ts';
 import type { Db } from '../store/database.ts';
 import {
-  applySwapEvents,
   forgetWatchedBlocksAbove,
-  moveWatcherCursor,
+  recordWatcherPoll,
   recountConfirmationsAbove,
-  saveWatchedBlocks,
   undoSwapEventsAbove,
-  updateConfirmations,
   watchedBlocks,
+  type WatcherPoll,
   watcherCursor,
   type SwapEvent,
   type WatchedBlock,
@@ -78,28 +75,27 @@ export interface WatchedBatch {
 }
 
 /**
- * Records a poll in one transaction: a reorg's undoing, the swap events, the window's block hashes,
- * the cursor, the confirmation counts and the chain height. Returns the swap rows it changed.
+ * Records a poll atomically: a reorg's undoing, the swap events, the window's block hashes, the
+ * cursor, the confirmation counts and the chain height. Without a reorg that is one statement
+ * (`recordWatcherPoll`). Returns the swap rows it changed.
  */
 export function commitWatchedBatch(db: Db, chainKey: string, batch: WatchedBatch): Promise<number> {
   const { cursor, from, to, head, window, events, blocks, reorg } = batch;
+  const poll: WatcherPoll = {
+    events,
+    head,
+    ...(from <= to
+      ? { blocks: { kept: blocks, keepAbove: to - window }, cursor: { from: cursor, to } }
+      : reorg
+        ? { cursor: { from: cursor, to: reorg.ancestor } }
+        : {}),
+  };
+  if (!reorg) return recordWatcherPoll(db, chainKey, poll);
   return db.transaction().execute(async (tx) => {
-    let rows = 0;
-    if (reorg) {
-      rows += await undoSwapEventsAbove(tx, chainKey, reorg.ancestor);
-      await forgetWatchedBlocksAbove(tx, chainKey, reorg.ancestor);
-      rows += await recountConfirmationsAbove(tx, chainKey, reorg.ancestor - window, head);
-    }
-    rows += await applySwapEvents(tx, chainKey, events);
-    if (from <= to) {
-      await saveWatchedBlocks(tx, chainKey, blocks, to - window);
-      await moveWatcherCursor(tx, chainKey, cursor, to);
-    } else if (reorg) {
-      await moveWatcherCursor(tx, chainKey, cursor, reorg.ancestor);
-    }
-    rows += await updateConfirmations(tx, chainKey, head);
-    await setChainHeight(tx, chainKey, head);
-    return rows;
+    let rows = await undoSwapEventsAbove(tx, chainKey, reorg.ancestor);
+    await forgetWatchedBlocksAbove(tx, chainKey, reorg.ancestor);
+    rows += await recountConfirmationsAbove(tx, chainKey, reorg.ancestor - window, head);
+    return rows + (await recordWatcherPoll(tx, chainKey, poll));
   });
 }
 

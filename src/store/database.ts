@@ -24,6 +24,7 @@ import * as m0015 from './migrations/0015_engine_jobs.ts';
 import * as m0016 from './migrations/0016_signed_tx_lifetime.ts';
 import * as m0017 from './migrations/0017_initiate_tx_hashes.ts';
 import * as m0018 from './migrations/0018_app_rate_limits.ts';
+import * as m0019 from './migrations/0019_record_watcher_poll.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_signed_tx_lifetime': m0016,
   '0017_initiate_tx_hashes': m0017,
   '0018_app_rate_limits': m0018,
+  '0019_record_watcher_poll': m0019,
 };
 
 const TEXT_TYPES = {

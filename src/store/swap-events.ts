@@ -31,28 +31,22 @@ export interface WatchedBlock {
   hash: string;
 }
 
-/** The initiate, redeem and refund fields of a swap, and what each one holds when empty. */
+/** What the initiate, redeem and refund fields of a swap hold when empty, and their block column. */
 const FIELDS = {
   initiated: {
-    columns: ['initiate_tx_hash', 'initiate_block_number', 'initiate_timestamp', 'filled_amount'],
     cleared: `initiate_tx_hash = '', initiate_block_number = 0, initiate_timestamp = null, filled_amount = 0,
       current_confirmations = 0`,
     block: 'initiate_block_number',
   },
   redeemed: {
-    columns: ['redeem_tx_hash', 'redeem_block_number', 'redeem_timestamp', 'secret'],
     cleared: `redeem_tx_hash = '', redeem_block_number = 0, redeem_timestamp = null, secret = ''`,
     block: 'redeem_block_number',
   },
   refunded: {
-    columns: ['refund_tx_hash', 'refund_block_number', 'refund_timestamp'],
     cleared: `refund_tx_hash = '', refund_block_number = 0, refund_timestamp = null`,
     block: 'refund_block_number',
   },
 } as const;
-
-/** Column types of the event records a statement reads (jsonb_to_recordset needs them). */
-const RECORD_TYPES = `swap_id text, tx_hash text, block_number bigint, ts timestamptz, value text`;
 
 function record(event: SwapEvent): Record<string, string | null> {
   const value = event.kind === 'initiated' ? event.amount.toString() : event.kind === 'redeemed' ? event.secret : '';
@@ -65,47 +59,47 @@ function record(event: SwapEvent): Record<string, string | null> {
   };
 }
 
-/** The values an event writes, as SQL over the record alias `e`, in the order of FIELDS[kind].columns. */
-const VALUES: Record<SwapEventKind, string> = {
-  initiated: 'e.tx_hash, e.block_number, e.ts, e.value::numeric',
-  redeemed: 'e.tx_hash, e.block_number, e.ts, e.value',
-  refunded: 'e.tx_hash, e.block_number, e.ts',
-};
+/** What one watcher poll records (`recordWatcherPoll`). */
+export interface WatcherPoll {
+  events: readonly SwapEvent[];
+  /** The window's block hashes to keep, and the height at or below which kept blocks are dropped. */
+  blocks?: { kept: readonly WatchedBlock[]; keepAbove: bigint };
+  /** The cursor's move from `from` (undefined: none yet) to `to`; absent: it stays. */
+  cursor?: { from: bigint | undefined; to: bigint };
+  /** The chain's head: the confirmation counts and the chain height. */
+  head: bigint;
+}
 
 /**
- * Records events on the swaps of `chain` they name; events of unknown swaps are ignored (not our
- * orders). Each event writes only its own fields, and a swap whose fields already hold the event is
- * not touched (no write, no order_changed notification), so applying a block twice changes
- * nothing. One statement per event kind present. Returns how many swap rows changed.
+ * Records a watcher's poll in one statement (the `record_watcher_poll` function, migration 0019):
+ * the swap events, the kept block hashes, the cursor, the confirmation counts and the chain height.
+ * Events of unknown swaps are ignored (not our orders); each event writes only its own fields, and a
+ * swap whose fields already hold the event is not touched (no write, no order_changed
+ * notification), so applying a block twice changes nothing. The cursor moves only from where this
+ * watcher found it, so two watchers of one chain cannot both apply a range. Returns how many swap
+ * rows changed.
  */
-export async function applySwapEvents(db: Db, chain: string, events: readonly SwapEvent[]): Promise<number> {
+export async function recordWatcherPoll(db: Db, chain: string, poll: WatcherPoll): Promise<number> {
   // The contracts allow one event of each kind per order; if a range still holds two (a reorg
   // inside it), the later one is the chain's.
   const latest = new Map<string, SwapEvent>();
-  for (const event of events) latest.set(`${event.kind}:${event.swapId}`, event);
-  let changed = 0;
-  for (const kind of Object.keys(FIELDS) as SwapEventKind[]) {
-    const records = [...latest.values()].filter((e) => e.kind === kind).map(record);
-    if (records.length === 0) continue;
-    const { columns } = FIELDS[kind];
-    const target = sql.raw(columns.join(', '));
-    const values = sql.raw(VALUES[kind]);
-    // A new initiate block restarts the count; the confirmation update computes it again.
-    const confirmations = sql.raw(
-      kind === 'initiated'
-        ? `, current_confirmations = case when s.initiate_block_number = e.block_number then s.current_confirmations else 0 end`
-        : '',
-    );
-    const result = await sql<{ order_id: string }>`
-      update swaps s set (${target}) = (${values}) ${confirmations}
-      from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as e(${sql.raw(RECORD_TYPES)})
-      where s.chain = ${chain} and s.swap_id = e.swap_id
-        and (${sql.raw(columns.map((c) => `s.${c}`).join(', '))}) is distinct from (${values})
-      returning s.order_id
-    `.execute(db);
-    changed += result.rows.length;
+  for (const event of poll.events) latest.set(`${event.kind}:${event.swapId}`, event);
+  const byKind: Record<SwapEventKind, Array<Record<string, string | null>>> = { initiated: [], redeemed: [], refunded: [] };
+  for (const event of latest.values()) byKind[event.kind].push(record(event));
+  const { blocks, cursor } = poll;
+  const p = {
+    ...byKind,
+    head: poll.head.toString(),
+    ...(blocks ? { blocks: blocks.kept.map((b) => ({ number: b.number.toString(), hash: b.hash })), keep_above: blocks.keepAbove.toString() } : {}),
+    ...(cursor ? { cursor_from: cursor.from?.toString() ?? null, cursor_to: cursor.to.toString() } : {}),
+  };
+  try {
+    const { rows } = await sql<{ changed: number }>`select record_watcher_poll(${chain}, ${JSON.stringify(p)}::jsonb) as changed`.execute(db);
+    return rows[0]!.changed;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'HL002') throw new Error(`the ${chain} watcher cursor moved under this watcher (another instance running?)`, { cause: err });
+    throw err;
   }
-  return changed;
 }
 
 /**
@@ -123,24 +117,6 @@ export async function undoSwapEventsAbove(db: Db, chain: string, ancestor: bigin
     changed += result.rows.length;
   }
   return changed;
-}
-
-/**
- * Sets `current_confirmations = head - initiate block + 1`, capped at `required_confirmations`,
- * on the swaps of `chain` initiated and not yet at their required count. The cap is what keeps this
- * one statement cheap: a swap leaves the `swaps_confirming` index once it reaches its count, so
- * only the few swaps initiated within the last blocks are visited, however many orders exist.
- * Returns how many swap rows changed.
- */
-export async function updateConfirmations(db: Db, chain: string, head: bigint): Promise<number> {
-  const count = sql`least(required_confirmations, ${head.toString()}::bigint - initiate_block_number + 1)`;
-  const result = await sql<{ order_id: string }>`
-    update swaps set current_confirmations = ${count}
-    where chain = ${chain} and initiate_block_number <> 0 and current_confirmations < required_confirmations
-      and initiate_block_number <= ${head.toString()} and current_confirmations <> ${count}
-    returning order_id
-  `.execute(db);
-  return result.rows.length;
 }
 
 /**
@@ -164,45 +140,10 @@ export async function watcherCursor(db: Db, chain: string): Promise<bigint | und
   return row && BigInt(row.block_number);
 }
 
-/**
- * Moves the cursor of `chain` from `from` (undefined: none yet) to `to`. Fails when another
- * writer moved it meanwhile, so two watchers of one chain cannot both apply a range.
- */
-export async function moveWatcherCursor(db: Db, chain: string, from: bigint | undefined, to: bigint): Promise<void> {
-  const moved =
-    from === undefined
-      ? await db
-          .insertInto('watcher_cursors')
-          .values({ chain, block_number: to })
-          .onConflict((oc) => oc.column('chain').doNothing())
-          .returning('chain')
-          .executeTakeFirst()
-      : await db
-          .updateTable('watcher_cursors')
-          .set({ block_number: to, updated_at: sql`now()` })
-          .where('chain', '=', chain)
-          .where('block_number', '=', from.toString())
-          .returning('chain')
-          .executeTakeFirst();
-  if (!moved) throw new Error(`the ${chain} watcher cursor moved under this watcher (another instance running?)`);
-}
-
 /** The processed blocks of `chain` kept for the reorg check, newest first. */
 export async function watchedBlocks(db: Db, chain: string): Promise<WatchedBlock[]> {
   const rows = await db.selectFrom('watched_blocks').select(['number', 'hash']).where('chain', '=', chain).orderBy('number', 'desc').execute();
   return rows.map((r) => ({ number: BigInt(r.number), hash: r.hash }));
-}
-
-/** Stores processed blocks, then keeps only those above `keepAbove`. */
-export async function saveWatchedBlocks(db: Db, chain: string, blocks: readonly WatchedBlock[], keepAbove: bigint): Promise<void> {
-  if (blocks.length > 0) {
-    await db
-      .insertInto('watched_blocks')
-      .values(blocks.map((b) => ({ chain, number: b.number, hash: b.hash })))
-      .onConflict((oc) => oc.columns(['chain', 'number']).doUpdateSet((eb) => ({ hash: eb.ref('excluded.hash') })))
-      .execute();
-  }
-  await db.deleteFrom('watched_blocks').where('chain', '=', chain).where('number', '<=', keepAbove.toString()).execute();
 }
 
 /** Forgets the processed blocks of `chain` above `ancestor` (a reorg removed them). */

@@ -9,16 +9,12 @@ import {
   type NewUtxo,
   type SpentUtxo,
 } from './store/utxos.ts';
-import { setChainHeight } from '../../store/chain-heights.ts';
 import type { Db } from '../../store/database.ts';
 import {
-  applySwapEvents,
   forgetWatchedBlocksAbove,
-  moveWatcherCursor,
+  recordWatcherPoll,
   recountConfirmationsAbove,
-  saveWatchedBlocks,
   undoSwapEventsAbove,
-  updateConfirmations,
   watcherCursor,
   type SwapEvent,
   type WatchedBlock,
@@ -185,17 +181,17 @@ export class BitcoinWatcher {
         pendingEvents = await this.withoutMinedSpends(tx, pendingEvents);
       }
       changed += await refreshSwapFunding(tx, key, [...touched]);
-      // Mined spends last: per swap and kind, applySwapEvents keeps the last event.
+      // Mined spends last: per swap and kind, recordWatcherPoll keeps the last event.
       const events = [...pendingEvents, ...minedEvents];
-      changed += await applySwapEvents(tx, key, events);
-      if (from <= to) {
-        await saveWatchedBlocks(tx, key, windowBlocks(blocks, to - window), to - window);
-        await moveWatcherCursor(tx, key, cursor, to);
-      } else if (reorg) {
-        await moveWatcherCursor(tx, key, cursor, reorg.ancestor);
-      }
-      changed += await updateConfirmations(tx, key, head);
-      await setChainHeight(tx, key, head);
+      changed += await recordWatcherPoll(tx, key, {
+        events,
+        head,
+        ...(from <= to
+          ? { blocks: { kept: windowBlocks(blocks, to - window), keepAbove: to - window }, cursor: { from: cursor, to } }
+          : reorg
+            ? { cursor: { from: cursor, to: reorg.ancestor } }
+            : {}),
+      });
       return { changed, received, spent, events };
     });
     // Only after the commit: a failed poll scans the same transactions again.

@@ -1,8 +1,7 @@
 import { type Address, type Signature } from '@solana/kit';
 import { solanaRpc } from './rpc.ts';
 import type { Db } from '../../store/database.ts';
-import { setChainHeight } from '../../store/chain-heights.ts';
-import { applySwapEvents, moveWatcherCursor, updateConfirmations, watcherCursor, type SwapEvent } from '../../store/swap-events.ts';
+import { recordWatcherPoll, watcherCursor, type SwapEvent } from '../../store/swap-events.ts';
 import type { Chain } from '../registry.ts';
 import { htlcPrograms, swapEventsOfTransaction, type HtlcProgram } from './htlc-events.ts';
 
@@ -65,13 +64,7 @@ export class SolanaWatcher {
     const last = cursor ?? this.options.startSlot ?? head - BigInt(this.options.startWindow ?? 150);
     const from = last + 1n;
     const events = from <= head ? await this.read(from, head) : [];
-    const changed = await this.db.transaction().execute(async (tx) => {
-      let rows = await applySwapEvents(tx, key, events);
-      if (from <= head) await moveWatcherCursor(tx, key, cursor, head);
-      rows += await updateConfirmations(tx, key, head);
-      await setChainHeight(tx, key, head);
-      return rows;
-    });
+    const changed = await recordWatcherPoll(this.db, key, { events, head, ...(from <= head ? { cursor: { from: cursor, to: head } } : {}) });
     return { from, to: head, head, events, changed };
   }
 

@@ -37,7 +37,7 @@ import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { listChainHeights } from '../../../src/store/chain-heights.ts';
 import { toRfc3339Seconds, type Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder, type NewOrder, type SwapRecord } from '../../../src/store/orders.ts';
-import { applySwapEvents } from '../../../src/store/swap-events.ts';
+import { recordWatcherPoll } from '../../../src/store/swap-events.ts';
 import { localnetRegistry, sampleOrder, seedBasics, USER } from '../../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -250,7 +250,7 @@ describeEachStore('EvmWatcher', (kind) => {
     assert.equal(result.to, cursor);
     assert.equal(result.events.length, 6); // 4 initiates, a redeem and a refund
     assert.equal(result.changed, 0);
-    assert.equal(await applySwapEvents(store.db, chain.key, result.events), 0);
+    assert.equal(await recordWatcherPoll(store.db, chain.key, { events: result.events, head: result.head }), 0);
     assert.deepEqual(await allSwaps(), before);
   });
 
