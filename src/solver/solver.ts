@@ -7,7 +7,7 @@ import { safeErrorText } from '../errors.ts';
 import { accrueOrderFees } from '../store/affiliates.ts';
 import { dropInstantRefundConsent, instantRefundConsent } from '../store/instant-refund-consent.ts';
 import { toRfc3339Seconds, type Db } from '../store/database.ts';
-import { findOrders, type OrderRecord } from '../store/orders.ts';
+import type { OrderRecord } from '../store/orders.ts';
 import { releaseOrderLiquidity, releaseOrdersLiquidity } from '../store/solvers.ts';
 import { claimFundings, secretCiphertexts, solverWork } from '../store/solver-queries.ts';
 import { TurnBatch } from './job-batches.ts';
@@ -141,10 +141,8 @@ export class Solver {
     const only = full ? undefined : [...this.touched];
     this.touched = new Set();
     if (full) this.lastFullPass = now;
-    const work = await solverWork(this.db, { solverId: this.solverId, chains, limit: this.batch, nowSeconds: unixSeconds(this.clock), ...(only ? { only } : {}) });
-    const wanted = [...new Set(Object.values(work).flat())];
-    if (wanted.length === 0) return pass;
-    const byId = new Map((await findOrders(this.db, wanted)).map((o) => [o.id, o]));
+    const { steps: work, orders: byId } = await solverWork(this.db, { solverId: this.solverId, chains, limit: this.batch, nowSeconds: unixSeconds(this.clock), ...(only ? { only } : {}) });
+    if (byId.size === 0) return pass;
     const each = async (ids: readonly string[], step: (order: OrderRecord) => Promise<void>) => {
       const orders = ids.flatMap((id) => byId.get(id) ?? []);
       await forEachLimit(orders, this.concurrency, async (order) => {

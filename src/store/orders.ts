@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.ts';
 import type { SwapsTable } from './schema.ts';
 
@@ -211,6 +211,19 @@ export async function findOrder(db: Db, id: string): Promise<OrderRecord | undef
 /** Reads orders as `findOrder` does, many in one round trip; unknown ids are left out. */
 export async function findOrders(db: Db, ids: readonly string[]): Promise<OrderRecord[]> {
   if (ids.length === 0) return [];
+  const rows = await selectOrders(db, sql`orders o`, sql`where o.id in (${sql.join(ids.map((id) => sql`${id}`))})`);
+  return rows.map(({ order }) => order);
+}
+
+/**
+ * The orders of the rows of `select` (a statement with an `id` column per order), read as `findOrders`
+ * does in the same statement, in the rows' `order by`; each with its row's other columns (`row`).
+ */
+export async function findOrdersOf<R extends { id: string }>(db: Db, select: RawBuilder<R>, orderBy: RawBuilder<unknown>): Promise<Array<{ order: OrderRecord; row: R }>> {
+  return (await selectOrders(db, sql`(${select}) w join orders o on o.id = w.id`, orderBy, sql`, row_to_json(w) as w`)).map(({ order, extra }) => ({ order, row: extra as R }));
+}
+
+async function selectOrders(db: Db, from: RawBuilder<unknown>, rest: RawBuilder<unknown>, extra = sql``): Promise<Array<{ order: OrderRecord; extra: unknown }>> {
   const result = await sql<Record<string, unknown>>`
     select o.id, o.app_id, o.nonce, o.solver_id, o.integrator, o.version, o.slippage, o.secret_hash,
       o.request_hash, o.deadline, o.created_at,
@@ -219,14 +232,14 @@ export async function findOrders(db: Db, ids: readonly string[]): Promise<OrderR
       ${swapColumns('s')}, ${swapColumns('d')},
       (select coalesce(json_agg(json_build_object('address', f.address, 'fee', f.fee_bips, 'asset', f.asset,
           'amount', f.amount::text) order by f.position), '[]'::json)
-        from affiliate_fees f where f.order_id = o.id) as affiliate_fees
-    from orders o
+        from affiliate_fees f where f.order_id = o.id) as affiliate_fees ${extra}
+    from ${from}
     join quotes q on q.order_id = o.id
     join swaps s on s.order_id = o.id and s.side = 'source'
     join swaps d on d.order_id = o.id and d.side = 'destination'
-    where o.id in (${sql.join(ids.map((id) => sql`${id}`))})
+    ${rest}
   `.execute(db);
-  return result.rows.map(orderOfRow);
+  return result.rows.map((row) => ({ order: orderOfRow(row), extra: row.w }));
 }
 
 function orderOfRow(row: Record<string, unknown>): OrderRecord {

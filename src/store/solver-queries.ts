@@ -13,6 +13,7 @@ import {
   type Side,
 } from '../orders/status.ts';
 import type { Db } from './database.ts';
+import { findOrdersOf, type OrderRecord } from './orders.ts';
 import { conditionSql } from './status-sql.ts';
 
 /**
@@ -107,18 +108,26 @@ const stepConditions = (nowSeconds: number): Record<SolverStep, RawBuilder<unkno
  */
 const mayNeedAStep = conditionSql(any(unsettled('source'), unsettled('destination'), SOLVER_CONDITIONS.accrue));
 
+/** A solver pass's work: each step's order ids, oldest first, and those orders read. */
+export interface SolverWork {
+  steps: Record<SolverStep, string[]>;
+  orders: Map<string, OrderRecord>;
+}
+
 /**
- * The orders each step is to be taken on, oldest first, at most `limit` per step: one statement for
- * the whole pass (a pass runs after every change of an order, so its round trips are what a swap waits for).
+ * The orders each step is to be taken on, oldest first, at most `limit` per step, read as
+ * `findOrders` does: one statement for the whole pass (a pass runs after every change of an order,
+ * so its round trips are what a swap waits for).
  *
  * The statement reads each order once and computes every step's condition as a column. The planner
  * plans that in well under a millisecond; one subquery per step, each with its own joins and
  * anti-joins, took about 10 ms to plan, more than running it, on every pass. `offset 0` keeps the
  * conditions in the select list (per-row subplans) rather than letting them be pulled up into joins.
  */
-export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }): Promise<Record<SolverStep, string[]>> {
-  const work = Object.fromEntries(SOLVER_STEPS.map((step) => [step, [] as string[]])) as Record<SolverStep, string[]>;
-  if (q.only?.length === 0) return work;
+export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }): Promise<SolverWork> {
+  const steps = Object.fromEntries(SOLVER_STEPS.map((step) => [step, [] as string[]])) as Record<SolverStep, string[]>;
+  const orders = new Map<string, OrderRecord>();
+  if (q.only?.length === 0) return { steps, orders };
   const chains = sql.join(q.chains.map((c) => sql`${c}`));
   const only = q.only ? sql`and o.id in (${sql.join(q.only.map((id) => sql`${id}`))})` : sql``;
   const conditions = stepConditions(q.nowSeconds);
@@ -129,7 +138,7 @@ export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }
     SOLVER_STEPS.map((_, i) => sql`(${sql.ref(`f${i}`)} and ${sql.ref(`n${i}`)} <= ${q.limit})`),
     sql` or `,
   );
-  const { rows } = await sql<Record<`f${number}`, boolean> & { id: string }>`
+  const work = sql<Record<`f${number}`, boolean> & { id: string; created_at: unknown }>`
     select * from (
       select w.*, ${counts} from (
         select o.id, o.created_at, ${flags}
@@ -141,14 +150,14 @@ export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }
       ) w
     ) c
     where ${withinLimit}
-    order by created_at, id
-  `.execute(db);
-  for (const row of rows) {
+  `;
+  for (const { order, row } of await findOrdersOf(db, work, sql`order by w.created_at, w.id`)) {
+    orders.set(order.id, order);
     SOLVER_STEPS.forEach((step, i) => {
-      if (row[`f${i}`] && work[step].length < q.limit) work[step].push(row.id);
+      if (row[`f${i}`] && steps[step].length < q.limit) steps[step].push(row.id);
     });
   }
-  return work;
+  return { steps, orders };
 }
 
 /**

@@ -21,7 +21,7 @@ import { listChainHeights, setChainHeight } from '../../src/store/chain-heights.
 import type { Store } from '../../src/store/database.ts';
 import { listOrderIds } from '../../src/store/order-list.ts';
 import { ordersMovedByTime, ordersToRecheck } from '../../src/store/order-events.ts';
-import { findOrders, insertOrder, type OrderRecord, type SwapRecord } from '../../src/store/orders.ts';
+import { findOrder, findOrders, insertOrder, type OrderRecord, type SwapRecord } from '../../src/store/orders.ts';
 import { SOLVER_CONDITIONS, solverWork } from '../../src/store/solver-queries.ts';
 import { statusInSql } from '../../src/store/status-sql.ts';
 import { sampleOrder, seedBasics, SOLVER } from '../helpers/fixtures.ts';
@@ -244,7 +244,15 @@ describeEachStore('every path gives the status of orderStatus', (kind) => {
       // The solver's selections: SQL and orderStatus's reading of the same conditions.
       const selected = (condition: Condition, extra: (o: OrderRecord) => boolean = () => true) =>
         sorted(orders.filter((o) => holds(condition, o, clock) && extra(o)).map((o) => o.id));
-      const work = await solverWork(store.db, { ...solver, nowSeconds: now });
+      const { steps: work, orders: read } = await solverWork(store.db, { ...solver, nowSeconds: now });
+      // The pass's orders come with its work, read as findOrders reads them.
+      const wanted = sorted([...new Set(Object.values(work).flat())]);
+      assert.deepEqual(sorted([...read.keys()]), wanted, `the orders read are those of some step, ${at}`);
+      assert.deepEqual(
+        wanted.map((id) => read.get(id)),
+        await Promise.all(wanted.map((id) => findOrder(store.db, id))),
+        `each read as findOrder reads it, ${at}`,
+      );
       assert.deepEqual(sorted(work.fund), selected(SOLVER_CONDITIONS.fund), `fund, ${at}`);
       assert.deepEqual(sorted(work.redeemForClient), selected(SOLVER_CONDITIONS.redeemForClient), `redeem for the client, ${at}`);
       assert.deepEqual(sorted(work.redeemSource), selected(SOLVER_CONDITIONS.redeemSource, (o) => o.destination.secret !== ''), `redeem the source, ${at}`);
@@ -256,7 +264,7 @@ describeEachStore('every path gives the status of orderStatus', (kind) => {
       const oldest = orders.slice().sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
       const firstOf = (condition: Condition, extra: (o: OrderRecord) => boolean = () => true) =>
         oldest.filter((o) => holds(condition, o, clock) && extra(o)).slice(0, 2).map((o) => o.id);
-      const capped = await solverWork(store.db, { ...solver, limit: 2, nowSeconds: now });
+      const { steps: capped } = await solverWork(store.db, { ...solver, limit: 2, nowSeconds: now });
       assert.deepEqual(capped.fund, firstOf(SOLVER_CONDITIONS.fund), `fund, at most 2, ${at}`);
       assert.deepEqual(capped.redeemForClient, firstOf(SOLVER_CONDITIONS.redeemForClient), `redeem for the client, at most 2, ${at}`);
       assert.deepEqual(capped.redeemSource, firstOf(SOLVER_CONDITIONS.redeemSource, (o) => o.destination.secret !== ''), `redeem the source, at most 2, ${at}`);
@@ -266,7 +274,7 @@ describeEachStore('every path gives the status of orderStatus', (kind) => {
       assert.deepEqual(capped.instantRefund, firstOf(SOLVER_CONDITIONS.instantRefund), `instant refund, at most 2, ${at}`);
       // Only the orders asked about: an event-driven pass.
       const some = orders.filter((_, i) => i % 3 === 0).map((o) => o.id);
-      const part = await solverWork(store.db, { ...solver, nowSeconds: now, only: some });
+      const { steps: part } = await solverWork(store.db, { ...solver, nowSeconds: now, only: some });
       assert.deepEqual(sorted(part.fund), selected(SOLVER_CONDITIONS.fund, (o) => some.includes(o.id)), `fund among some orders, ${at}`);
     }
     assert.deepEqual(sorted(seen), sorted(ORDER_STATUSES), 'the states reach every status');
