@@ -64,7 +64,8 @@ export class TxEngine<P = unknown> {
   readonly db: Db;
   readonly clock: Clock;
   private readonly leaseMs: number;
-  private readonly recheckMs: number;
+  /** How long after a broadcast a transaction is looked at again. */
+  readonly recheckMs: number;
   private readonly retryMs: number;
   private readonly maxRetryMs: number;
   private readonly bumpAfterMs: number;
@@ -366,8 +367,9 @@ export const engineLease = (chain: string, signer: string): string => `engine:${
  * The engine as two workers, each under its own lease: one signs and sends new jobs, the other follows
  * up the jobs in flight (landed, bumps, resends), so a new job never waits behind the follow-ups of a
  * busy queue. Both wake at once when a job of theirs is queued (`job_queued`: a new job, or a Bitcoin
- * job written signed, which only the follow-up takes), the follow-up also when the new loop of this
- * process took jobs (it has just sent transactions to look at), and each again at once after a full batch.
+ * job written signed, which only the follow-up takes), the follow-up also `recheckMs` after the new
+ * loop of this process took jobs (the transactions it sent fall due then; woken at once, it found
+ * none due, one empty claim per pass), and each again at once after a full batch.
  *
  * Otherwise a loop looks again after `intervalMs`, or sooner when its next job falls due sooner, while
  * any job of the engine is unsettled: a retry or a recheck falls due with no notification, and a test's
@@ -376,13 +378,22 @@ export const engineLease = (chain: string, signer: string): string => `engine:${
  */
 export function engineWorkers<P>(engine: TxEngine<P>, intervalMs = 1_000, idleMs = 5 * intervalMs): Worker[] {
   let wakeFollowUp: (() => void) | undefined;
+  let followUpTimer: NodeJS.Timeout | undefined;
+  const followUpAtRecheck = () => {
+    if (followUpTimer) return;
+    followUpTimer = setTimeout(() => {
+      followUpTimer = undefined;
+      wakeFollowUp?.();
+    }, engine.recheckMs);
+    followUpTimer.unref();
+  };
   const worker = (lease: string, only: 'new' | 'follow-up'): Worker => ({
     lease,
     intervalMs,
     wakeOnJob: engine.wakeOnJob,
     tick: async (_signal, wake) => {
       const pass = await engine.pass(only);
-      if (only === 'new' && pass.claimed > 0) wakeFollowUp?.();
+      if (only === 'new' && pass.claimed > 0) followUpAtRecheck();
       if (pass.claimed >= engine.batch) return wake();
       // Jobs taken change the queue after the claim read it: the next look is a plain interval away.
       if (pass.claimed > 0) return intervalMs;
@@ -398,6 +409,8 @@ export function engineWorkers<P>(engine: TxEngine<P>, intervalMs = 1_000, idleMs
         wakeFollowUp = wake;
         return () => {
           wakeFollowUp = undefined;
+          clearTimeout(followUpTimer);
+          followUpTimer = undefined;
         };
       },
     },

@@ -134,6 +134,33 @@ describeEachStore('engine loops without a lease', (kind) => {
   });
   after(() => store.close());
 
+  test('the follow-up loop is woken when what the new loop sent falls due, not at once (it found nothing due: an empty claim per pass)', async () => {
+    const engine = new TxEngine(new RecordingDriver(), { db: store.db, recheckMs: 400 });
+    const [sender, followUp] = engineWorkers(engine);
+    const wakes: number[] = [];
+    const unsubscribe = followUp!.subscribe!(() => wakes.push(Date.now()));
+    const pass = async () => {
+      await enqueueJob(store.db, { chain: CHAIN, signer: 'solver', action: 'fund', idempotencyKey: `recheck:${randomHex32()}`, payload: {} });
+      await sender!.tick(new AbortController().signal, () => undefined);
+      return Date.now();
+    };
+    try {
+      const firstSent = await pass();
+      assert.deepEqual(wakes, [], 'not woken at once');
+      await pause(100);
+      await pass();
+      await waitFor(() => wakes.length > 0, 2_000, 'the follow-up woken');
+      assert.ok(wakes[0]! - firstSent >= 390, `woken ${wakes[0]! - firstSent} ms after the first pass sent (recheck 400 ms)`);
+      await pause(600);
+      assert.equal(wakes.length, 1, 'two passes within one recheck: one wake');
+      // A job it sent is now due: the follow-up pass confirms it.
+      await followUp!.tick(new AbortController().signal, () => undefined);
+      assert.equal(await store.db.selectFrom('relayer_jobs').select('id').where('idempotency_key', 'like', 'recheck:%').where('status', '=', 'confirmed').execute().then((r) => r.length), 2);
+    } finally {
+      unsubscribe();
+    }
+  });
+
   test('an instance waiting for the lease asks every second, though it has nothing to claim: it takes over in time', async () => {
     const driver = new RecordingDriver();
     const engine = new TxEngine(driver, { db: store.db });
