@@ -92,24 +92,32 @@ export interface NewOrderEvent {
   orderJson: string;
 }
 
-/** Appends events and moves their orders' heads, in a transaction holding `lockEventHeads`'s lock. */
+/**
+ * Appends events (one per order, ids in the given order), moves their orders' heads and notifies the
+ * newest id at commit, in one statement, in a transaction holding `lockEventHeads`'s lock.
+ */
 export async function appendOrderEvents(trx: Db, events: readonly NewOrderEvent[]): Promise<OrderEvent[]> {
   if (events.length === 0) return [];
-  const rows = await trx
-    .insertInto('order_events')
-    .values(events.map((e) => ({ order_id: e.orderId, app_id: e.appId, status: e.status, order_json: e.orderJson })))
-    .returningAll()
-    .execute();
-  const recorded = rows.map(eventOfRow);
-  await trx
-    .insertInto('order_event_heads')
-    .values(recorded.map((e) => ({ order_id: e.orderId, status: e.status, event_id: e.id })))
-    .onConflict((oc) =>
-      oc.column('order_id').doUpdateSet({ status: (eb) => eb.ref('excluded.status'), event_id: (eb) => eb.ref('excluded.event_id') }),
+  const column = (pick: (e: NewOrderEvent) => string) => events.map(pick);
+  // Identical notifications of one transaction are delivered once: one per append.
+  const { rows } = await sql<EventRow>`
+    with ev as (
+      insert into order_events (order_id, app_id, status, order_json)
+      select e.order_id, e.app_id, e.status, e.order_json
+      from unnest(${column((e) => e.orderId)}::text[], ${column((e) => e.appId)}::text[], ${column((e) => e.status)}::text[],
+        ${column((e) => e.orderJson)}::text[]) with ordinality as e(order_id, app_id, status, order_json, n)
+      order by e.n
+      returning *
+    ), heads as (
+      insert into order_event_heads (order_id, status, event_id)
+      select order_id, status, id from ev
+      on conflict (order_id) do update set status = excluded.status, event_id = excluded.event_id
     )
-    .execute();
-  await sql`select pg_notify(${ORDER_EVENT_CHANNEL}, ${recorded.at(-1)!.id})`.execute(trx);
-  return recorded;
+    select ev.id, ev.order_id, ev.app_id, ev.status, ev.created_at, ev.order_json,
+      pg_notify(${ORDER_EVENT_CHANNEL}, (max(ev.id) over ())::text)::text as notified
+    from ev order by ev.id
+  `.execute(trx);
+  return rows.map(eventOfRow);
 }
 
 /**

@@ -17,6 +17,9 @@ import {
 } from '../../src/store/solvers.ts';
 import { Registry } from '../../src/chains/registry.ts';
 import { secretCiphertexts } from '../../src/store/solver-queries.ts';
+import { appendOrderEvents, lockEventHeads } from '../../src/store/order-events.ts';
+import { ORDER_EVENT_CHANNEL } from '../../src/events/order-event.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
 import { localnetRegistry, randomHex32, sampleOrder, seedBasics, SOLVER } from '../helpers/fixtures.ts';
 import { readFileSync } from 'node:fs';
@@ -182,6 +185,32 @@ describeEachStore('repositories', (kind) => {
     assert.equal(await acquireLease(store.db, 'watcher:arbitrum_localnet', 'c', 60_000), true, 'taken after expiry');
     await releaseLease(store.db, 'watcher:ethereum_localnet', 'a');
     assert.equal(await acquireLease(store.db, 'watcher:ethereum_localnet', 'b', 60_000), true, 'taken after release');
+  });
+
+  test('appended events take ids in the order given, move each order head, and notify the newest id once', async () => {
+    const orders = [sampleOrder(appId), sampleOrder(appId), sampleOrder(appId)];
+    for (const order of orders) await insertOrder(store.db, order);
+    const heard: string[] = [];
+    const stop = await store.listen(ORDER_EVENT_CHANNEL, { message: (id) => heard.push(id), connected: () => undefined });
+    try {
+      const given = [orders[1]!, orders[0]!, orders[2]!].map((o, i) => ({ orderId: o.id, appId, status: i === 1 ? 'initiate_detected' : 'created', orderJson: `{"n":${i}}` }) as const);
+      const appended = await store.db.transaction().execute(async (trx) => {
+        await lockEventHeads(trx, []);
+        return appendOrderEvents(trx, given);
+      });
+      assert.deepEqual(
+        appended.map((e) => [e.orderId, e.status, e.orderJson]),
+        given.map((e) => [e.orderId, e.status, e.orderJson]),
+      );
+      assert.ok(appended.every((e, i) => i === 0 || BigInt(e.id) > BigInt(appended[i - 1]!.id)), 'ids in the order given');
+      const heads = await store.db.transaction().execute((trx) => lockEventHeads(trx, orders.map((o) => o.id)));
+      for (const e of given) assert.equal(heads.get(e.orderId), e.status);
+      await waitFor(() => heard.length > 0, 2_000, 'the notification');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(heard, [appended.at(-1)!.id], 'one notification, the newest id');
+    } finally {
+      await stop();
+    }
   });
 });
 
