@@ -80,16 +80,8 @@ export interface WatchedBatch {
  * (`recordWatcherPoll`). Returns the swap rows it changed.
  */
 export function commitWatchedBatch(db: Db, chainKey: string, batch: WatchedBatch): Promise<number> {
-  const { cursor, from, to, head, window, events, blocks, reorg } = batch;
-  const poll: WatcherPoll = {
-    events,
-    head,
-    ...(from <= to
-      ? { blocks: { kept: blocks, keepAbove: to - window }, cursor: { from: cursor, to } }
-      : reorg
-        ? { cursor: { from: cursor, to: reorg.ancestor } }
-        : {}),
-  };
+  const { head, window, reorg } = batch;
+  const poll = watcherPoll(batch);
   if (!reorg) return recordWatcherPoll(db, chainKey, poll);
   return db.transaction().execute(async (tx) => {
     let rows = await undoSwapEventsAbove(tx, chainKey, reorg.ancestor);
@@ -97,6 +89,21 @@ export function commitWatchedBatch(db: Db, chainKey: string, batch: WatchedBatch
     rows += await recountConfirmationsAbove(tx, chainKey, reorg.ancestor - window, head);
     return rows + (await recordWatcherPoll(tx, chainKey, poll));
   });
+}
+
+/**
+ * What a poll records besides a reorg's undoing: its events and head, and when it read blocks, the
+ * window's block hashes and the cursor moved to `to`; when it read none after a reorg, the cursor
+ * moved back to the reorg's ancestor.
+ */
+export function watcherPoll(batch: WatchedBatch): WatcherPoll {
+  const { cursor, from, to, head, window, events, blocks, reorg } = batch;
+  if (from <= to) {
+    const keepAbove = to - window;
+    const kept = blocks.filter((b) => b.number > keepAbove).map(({ number, hash }) => ({ number, hash }));
+    return { events, head, blocks: { kept, keepAbove }, cursor: { from: cursor, to } };
+  }
+  return { events, head, ...(reorg ? { cursor: { from: cursor, to: reorg.ancestor } } : {}) };
 }
 
 /** What a poll of `pollBlockRange` read and recorded. */

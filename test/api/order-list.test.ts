@@ -4,7 +4,8 @@ import { currentHeights } from '../../src/orders/heights-cache.ts';
 import { STATUS_GROUP_NAMES, statusGroup, type StatusGroup } from '../../src/orders/status-groups.ts';
 import { orderStatus } from '../../src/orders/status.ts';
 import { createApp } from '../../src/store/apps.ts';
-import { listChainHeights, setChainHeight } from '../../src/store/chain-heights.ts';
+import { listChainHeights } from '../../src/store/chain-heights.ts';
+import { recordWatcherPoll } from '../../src/store/swap-events.ts';
 import type { SwapsTable } from '../../src/store/schema.ts';
 import { findOrder, insertOrder, type NewOrder } from '../../src/store/orders.ts';
 import { openTestApi, type TestApi } from '../helpers/api.ts';
@@ -230,7 +231,7 @@ describeEachStore('GET /v2/orders', (kind) => {
     const status = async () =>
       (await t.api.inject({ url: `/v2/orders/${order.id}`, headers: { 'service-app-id': t.key } })).json<Json>().result.status as string;
     assert.equal(await status(), 'initiated');
-    await setChainHeight(t.store.db, 'ethereum_localnet', 701n);
+    await recordWatcherPoll(t.store.db, 'ethereum_localnet', { events: [], head: 701n });
     assert.deepEqual(await listChainHeights(t.store.db), new Map([['ethereum_localnet', 701n]]));
     const started = Date.now();
     while ((await status()) !== 'awaiting_refund') {
@@ -238,7 +239,7 @@ describeEachStore('GET /v2/orders', (kind) => {
       await new Promise((r) => setTimeout(r, 50));
     }
     assert.equal((await list(`?tx_hash=${txHash}&per_page=100`)).data.find((o) => o.order_id === order.id)?.status, 'awaiting_refund');
-    await setChainHeight(t.store.db, 'ethereum_localnet', 5n);
+    await recordWatcherPoll(t.store.db, 'ethereum_localnet', { events: [], head: 5n });
     const heights = await currentHeights(t.store.db);
     assert.equal(heights.get('ethereum_localnet'), 701n, 'a second has not passed: the last read still serves');
   });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { unixSeconds } from '../../src/clock.ts';
 import { OrderRecorder } from '../../src/events/order-recorder.ts';
-import { setChainHeight } from '../../src/store/chain-heights.ts';
+import { recordWatcherPoll } from '../../src/store/swap-events.ts';
 import type { Store } from '../../src/store/database.ts';
 import { eventsAfter } from '../../src/store/order-events.ts';
 import { insertOrder } from '../../src/store/orders.ts';
@@ -78,12 +78,12 @@ describeEachStore('order event recorder', (kind) => {
     assert.deepEqual(await statusesOf(late.id), ['created']);
     assert.deepEqual(await statusesOf(locked.id), ['initiated']);
 
-    await setChainHeight(store.db, 'ethereum_localnet', 100n + 600n + 1n);
+    await recordWatcherPoll(store.db, 'ethereum_localnet', { events: [], head: 100n + 600n + 1n });
     clock.advance(2_000); // past the deadline, and a second since the last look
     const moved = await recorder.tick(); // nothing touched
     assert.deepEqual(moved.map((e) => [e.orderId, e.status]).sort(), [[late.id, 'expired'], [locked.id, 'awaiting_refund']].sort());
     assert.deepEqual(await recorder.tick(), [], 'recorded once');
-    await setChainHeight(store.db, 'ethereum_localnet', 0n);
+    await recordWatcherPoll(store.db, 'ethereum_localnet', { events: [], head: 0n });
   });
 
   test('a recorder that starts after changes it never heard of records them; nothing twice', async () => {

@@ -17,7 +17,7 @@ import {
   type OrderStatus,
   type StatusClock,
 } from '../../src/orders/status.ts';
-import { listChainHeights, setChainHeight } from '../../src/store/chain-heights.ts';
+import { listChainHeights } from '../../src/store/chain-heights.ts';
 import type { Store } from '../../src/store/database.ts';
 import { listOrderIds } from '../../src/store/order-list.ts';
 import { ordersMovedByTime, ordersToRecheck } from '../../src/store/order-events.ts';
@@ -168,7 +168,9 @@ describeEachStore('every path gives the status of orderStatus', (kind) => {
 
   async function setClock(clock: Clock): Promise<StatusClock> {
     await store.db.deleteFrom('chain_heights').execute();
-    for (const [chain, height] of clock.heights) await setChainHeight(store.db, chain, height);
+    // Heights alone: a watcher's poll would also recount the swaps' confirmations this test set.
+    const rows = [...clock.heights].map(([chain, height]) => ({ chain, height }));
+    if (rows.length > 0) await store.db.insertInto('chain_heights').values(rows).execute();
     return { unixSeconds: clock.unixSeconds, heights: await listChainHeights(store.db) };
   }
 

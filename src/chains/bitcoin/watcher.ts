@@ -17,10 +17,9 @@ import {
   undoSwapEventsAbove,
   watcherCursor,
   type SwapEvent,
-  type WatchedBlock,
 } from '../../store/swap-events.ts';
 import type { Chain } from '../registry.ts';
-import { ChainMovedError, resumePoint, type Reorg, type Resume } from '../watch-cursor.ts';
+import { ChainMovedError, resumePoint, watcherPoll, type Reorg, type Resume } from '../watch-cursor.ts';
 
 import { scanTransactions, type RpcBlock, type RpcTransaction, type Scan, type SpendCandidate } from './chain-data.ts';
 import { BitcoinRpcError, RPC_ERRORS } from './rpc.ts';
@@ -45,7 +44,6 @@ export interface BitcoinWatcherOptions {
   /** Most new mempool transactions one poll fetches (default 500); the rest wait for the next poll. */
   mempoolBatch?: number;
 }
-
 
 /** What a poll did with the mempool (absent while the watcher is catching up with the chain). */
 export interface MempoolStep {
@@ -73,7 +71,6 @@ export interface BitcoinPollResult {
   changed: number;
   reorg?: Reorg;
 }
-
 
 interface BlockScan extends Scan {
   number: bigint;
@@ -183,15 +180,8 @@ export class BitcoinWatcher {
       changed += await refreshSwapFunding(tx, key, [...touched]);
       // Mined spends last: per swap and kind, recordWatcherPoll keeps the last event.
       const events = [...pendingEvents, ...minedEvents];
-      changed += await recordWatcherPoll(tx, key, {
-        events,
-        head,
-        ...(from <= to
-          ? { blocks: { kept: windowBlocks(blocks, to - window), keepAbove: to - window }, cursor: { from: cursor, to } }
-          : reorg
-            ? { cursor: { from: cursor, to: reorg.ancestor } }
-            : {}),
-      });
+      const batch = { cursor, from, to, head, window, events, blocks, ...(reorg ? { reorg } : {}) };
+      changed += await recordWatcherPoll(tx, key, watcherPoll(batch));
       return { changed, received, spent, events };
     });
     // Only after the commit: a failed poll scans the same transactions again.
@@ -206,7 +196,6 @@ export class BitcoinWatcher {
   private resumePoint(cursor: bigint, head: bigint): Promise<Resume> {
     return resumePoint(this.db, this.chain.key, cursor, head, async (n) => this.blockHash(n));
   }
-
 
   /** Reads and scans blocks [from, to] one at a time (only the matches are kept); each must link to the one before. */
   private async readBlocks(from: bigint, to: bigint, parentHash: string | undefined): Promise<Array<BlockScan & { txids: string[] }>> {
@@ -282,8 +271,4 @@ function spendEvents(spends: readonly SpentUtxo[], inputs: readonly SpendCandida
     events.push(htlc.kind === 'redeem' ? { ...base, kind: 'redeemed', secret: htlc.secret } : { ...base, kind: 'refunded' });
   }
   return events;
-}
-
-function windowBlocks(blocks: readonly BlockScan[], keepAbove: bigint): WatchedBlock[] {
-  return blocks.filter((b) => b.number > keepAbove).map((b) => ({ number: b.number, hash: b.hash }));
 }
