@@ -1,4 +1,5 @@
-// `npm run bench`: HTTP throughput of the API beside a bare Fastify route, on PGlite and PostgreSQL;
+// `npm run bench`: HTTP throughput and server CPU per request of the API beside bare Fastify routes
+// (a small static JSON, and the bytes of an order read), on PGlite and PostgreSQL;
 // settlement latency and throughput; a solver pass over 100 orders on a slow RPC; the Bitcoin-family
 // watcher's cost per block as HTLCs grow; Litecoin <-> EVM settlement on litecoind regtest; the
 // Solana watcher's cost per slot as open swaps grow; SOL -> EVM settlement on the Solana localnet;
@@ -49,6 +50,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ORDERS = 1000;
 
 interface LoadResult {
+  /** This process's CPU time per request while the load ran, in µs: what serving one costs, whoever is the bottleneck. */
+  cpuUsPerRequest: number;
   rps: number;
   p50: number;
   p99: number;
@@ -62,14 +65,16 @@ const run = promisify(execFile);
 
 /** Loads one target from a separate process; this one keeps serving meanwhile. */
 async function load(spec: { url: string; paths: string[]; headers?: Record<string, string>; method?: string; bodyTemplate?: string }): Promise<LoadResult> {
+  const cpuBefore = process.cpuUsage();
   const { stdout: out } = await run(
     process.execPath,
     ['--import', 'tsx', resolve(PACKAGE_ROOT, 'bench/load.ts'), JSON.stringify({ ...spec, connections: CONNECTIONS, durationSec: DURATION })],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
-  const result = JSON.parse(out) as LoadResult;
+  const cpu = process.cpuUsage(cpuBefore);
+  const result = JSON.parse(out) as Omit<LoadResult, 'cpuUsPerRequest'>;
   if (result.total === 0 || result.non2xx > 0 || result.errors > 0) throw new Error(`load on ${spec.paths[0]} had ${result.non2xx} non-2xx and ${result.errors} errors`);
-  return result;
+  return { ...result, cpuUsPerRequest: (cpu.user + cpu.system) / result.total };
 }
 
 async function openBenchStore(kind: StoreKind): Promise<{ store: Store; drop: () => Promise<void> }> {
@@ -116,10 +121,16 @@ async function benchStore(kind: StoreKind, bareUrl: string): Promise<Array<Recor
     await fetch(`${url}/v2/orders/${id}`, { headers });
     await fetch(`${url}/v3/quote/${id}`);
   }
+  // The same bytes as an order read, from a bare route: what the body's size alone costs.
+  const orderBody = await (await fetch(`${url}/v2/orders/${ids[0]}`, { headers })).text();
+  const sameSize = Fastify();
+  sameSize.get('/bare', (_request, reply) => reply.type('application/json; charset=utf-8').send(orderBody));
+  const sameSizeUrl = await sameSize.listen({ host: '127.0.0.1', port: 0 });
   try {
     const bare = await load({ url: bareUrl, paths: ['/bare'] });
     const targets: Array<[string, LoadResult]> = [
       ['bare Fastify route (static JSON)', bare],
+      [`bare Fastify route (an order read's ${orderBody.length} bytes)`, await load({ url: sameSizeUrl, paths: ['/bare'] })],
       ['GET /v2/orders/{id} (cached)', await load({ url, paths: ids.map((id) => `/v2/orders/${id}`), headers })],
       ['GET /v2/orders/{id} (no cache)', await load({ url: uncachedUrl, paths: ids.map((id) => `/v2/orders/${id}`), headers })],
       ['GET /v3/chains', await load({ url, paths: ['/v3/chains'], headers })],
@@ -150,10 +161,15 @@ async function benchStore(kind: StoreKind, bareUrl: string): Promise<Array<Recor
       'p50 ms': r.p50,
       'p99 ms': r.p99,
       'vs bare': `${Math.round((r.rps / bare.rps) * 100)}%`,
+      // On a small machine the load generator shares the cores: the CPU each request costs the server
+      // compares the routes whatever limits the run.
+      'cpu µs/req': Number(r.cpuUsPerRequest.toFixed(1)),
+      'vs bare (cpu)': `${Math.round((bare.cpuUsPerRequest / r.cpuUsPerRequest) * 100)}%`,
     }));
   } finally {
     await api.close();
     await uncached.close();
+    await sameSize.close();
     await drop();
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { systemClock, type Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import { findAppByKey, type App } from '../store/apps.ts';
@@ -30,8 +30,8 @@ export class ApiKeyAuth {
 
   async resolve(key: string): Promise<App | undefined> {
     const now = this.clock.now();
-    const hit = this.cache.get(key);
-    if (hit && hit.until > now) return hit.app;
+    const hit = this.remembered(key, now);
+    if (hit) return hit.app;
     const app = await findAppByKey(this.db, key);
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     this.cache.set(key, { app, until: now + this.ttlMs });
@@ -42,13 +42,24 @@ export class ApiKeyAuth {
    * Fastify onRequest hook of every keyed route: 401 unless the request carries a known key. It runs
    * before the body is read and before any validation, so a caller without a key learns nothing else.
    */
-  readonly onRequest = async (request: FastifyRequest): Promise<void> => {
+  readonly onRequest = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const key = requestKey(request);
-    if (!key) throw new AppError('unauthorized', `missing API key: send it in the ${API_KEY_HEADER} header`);
-    const app = await this.resolve(key);
-    if (!app) throw new AppError('unauthorized', 'unknown API key');
-    request.app = app;
+    if (!key) return done(new AppError('unauthorized', `missing API key: send it in the ${API_KEY_HEADER} header`));
+    const admit = (app: App | undefined) => {
+      if (!app) return done(new AppError('unauthorized', 'unknown API key'));
+      request.app = app;
+      done();
+    };
+    // A remembered key is answered in the same tick: this hook is on every keyed request.
+    const hit = this.remembered(key, this.clock.now());
+    if (hit) return admit(hit.app);
+    this.resolve(key).then(admit, done);
   };
+
+  private remembered(key: string, now: number): { app: App | undefined } | undefined {
+    const hit = this.cache.get(key);
+    return hit && hit.until > now ? hit : undefined;
+  }
 }
 
 /** The API key a request carries, in either header. */

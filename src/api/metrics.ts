@@ -12,11 +12,12 @@ export function registerMetrics(app: FastifyInstance): Registry {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     duration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode },
       reply.elapsedTime / 1000,
     );
+    done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),

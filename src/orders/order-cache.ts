@@ -35,11 +35,18 @@ export class OrderCache {
     });
   }
 
+  /** The order when the cache holds it fresh, without a read: for a read path that answers in the same tick. */
+  peek(id: string): OrderRecord | undefined {
+    if (!this.live) return undefined;
+    const hit = this.entries.get(id);
+    return hit && hit.until > this.clock.now() ? hit.order : undefined;
+  }
+
   async get(id: string): Promise<OrderRecord | undefined> {
     if (!this.live) return findOrder(this.db, id);
     const now = this.clock.now();
-    const hit = this.entries.get(id);
-    if (hit && hit.until > now) return hit.order;
+    const hit = this.peek(id);
+    if (hit) return hit;
     let load = this.loading.get(id);
     if (!load) {
       // Concurrent misses of one order share one query. A change notified while the query runs
