@@ -21,9 +21,8 @@ const snapshots = new WeakMap<Db, Snapshot>();
  * the same interval.
  */
 export async function currentHeights(db: Db, now = systemClock.now()): Promise<ReadonlyMap<string, bigint>> {
-  const fresh = freshHeights(db, now);
-  if (fresh) return fresh;
-  const s = snapshots.get(db)!;
+  const s = snapshotOf(db);
+  if (isFresh(s, now)) return s.heights;
   s.refreshing ??= listChainHeights(db)
     .then((heights) => (s.heights = heights))
     .catch(() => s.heights)
@@ -34,23 +33,23 @@ export async function currentHeights(db: Db, now = systemClock.now()): Promise<R
   return s.refreshing;
 }
 
-/** The heights `currentHeights` would answer without a read, when its last read is fresh enough. */
-function freshHeights(db: Db, now: number): ReadonlyMap<string, bigint> | undefined {
+function snapshotOf(db: Db): Snapshot {
   let snapshot = snapshots.get(db);
   if (!snapshot) {
     snapshot = { heights: new Map(), readAt: -Infinity };
     snapshots.set(db, snapshot);
   }
-  // A read stamped later than `now` came from a clock moved ahead (a test's): it is not trusted.
-  if (now >= snapshot.readAt && now - snapshot.readAt < HEIGHTS_MAX_AGE_MS) return snapshot.heights;
-  return undefined;
+  return snapshot;
 }
+
+/** Whether the snapshot's last read still serves: a read stamped later than `now` came from a clock moved ahead (a test's) and is not trusted. */
+const isFresh = (s: Snapshot, now: number): boolean => now >= s.readAt && now - s.readAt < HEIGHTS_MAX_AGE_MS;
 
 /** `statusClock` when it needs no read (the heights are fresh): for a read path that answers in the same tick. */
 export function freshStatusClock(db: Db, clock: Clock = systemClock): StatusClock | undefined {
   const now = clock.now();
-  const heights = freshHeights(db, now);
-  return heights && { unixSeconds: Math.floor(now / 1000), heights };
+  const s = snapshotOf(db);
+  return isFresh(s, now) ? { unixSeconds: Math.floor(now / 1000), heights: s.heights } : undefined;
 }
 
 /** The clock order statuses are derived by now: this second and the chain heights as `currentHeights` gives them. */
