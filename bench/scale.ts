@@ -17,7 +17,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, type Address } from 'viem';
@@ -30,6 +30,7 @@ import { SseClient } from '../test/helpers/sse.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
 import { hex0x, observeChain, serviceLatencies } from './chain-observer.ts';
 import { OrderReaders } from './order-readers.ts';
+import { cpuBetween, cpuSnapshot } from './process-cpu.ts';
 import { quantile, rssMb, type Row } from './stats.ts';
 import { wbtcOrderBody } from './wbtc-order.ts';
 
@@ -278,6 +279,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
         const delays: Array<{ p99: number; max: number }> = [];
         const lagSampler = setInterval(() => void loopDelay(devnet.api_url).then((d) => d && delays.push(d)), 1_000);
         const passesBefore = await workerPasses(devnet.api_url);
+        const cpuBefore = cpuSnapshot(pid);
         const started = performance.now();
         const swaps: Array<ReturnType<typeof swap>> = [];
         for (let i = 0; i < rate * seconds; i++) {
@@ -286,6 +288,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
           swaps.push(swap());
         }
         const results = await Promise.allSettled(swaps);
+        const cpu = cpuBetween(cpuBefore, cpuSnapshot(pid), (performance.now() - started) / 1000);
         clearInterval(lagSampler);
         const passes = passesBetween(passesBefore, await workerPasses(devnet.api_url), /^(watcher:(ethereum|arbitrum)_localnet|solver:|order-events|engine:(ethereum|arbitrum)_localnet:(solver|relayer)$)/);
         const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
@@ -315,6 +318,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
           { measure: '(a) source confirmed -> destination initiate sent', result: `p50 ${ms(quantile(a, 0.5))}, p95 ${ms(quantile(a, 0.95))}`, note },
           { measure: '(b) secret revealed -> source redeem sent', result: `p50 ${ms(quantile(b, 0.5))}, p95 ${ms(quantile(b, 0.95))}`, note },
           { measure: 'the passes of the workers a swap goes through, meanwhile (hashlock_worker_pass_seconds)', result: passes, note },
+          { measure: `CPU meanwhile, as a share of one core (the machine has ${availableParallelism()})`, result: cpu, note },
           {
             measure: "the service's event-loop delay meanwhile (per second)",
             result: `p99 of each second: median ${quantile(delays.map((d) => d.p99), 0.5).toFixed(0)} ms, worst ${Math.max(...delays.map((d) => d.p99)).toFixed(0)} ms`,

@@ -26,6 +26,7 @@ import * as m0017 from './migrations/0017_initiate_tx_hashes.ts';
 import * as m0018 from './migrations/0018_app_rate_limits.ts';
 import * as m0019 from './migrations/0019_record_watcher_poll.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -93,6 +94,7 @@ export async function openStore(options: OpenOptions): Promise<Store> {
   if (options.databaseUrl) {
     const textParsers = new Set(Object.values(TEXT_TYPES));
     const pool = new pg.Pool({
+      Client: PreparingClient,
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       options: '-c TimeZone=UTC',

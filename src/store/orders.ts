@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.ts';
 import type { SwapsTable } from './schema.ts';
+import { prepared } from './prepared.ts';
 
 /** Swap fields as stored; numbers that can exceed 2^53 stay decimal strings. */
 export interface SwapRecord {
@@ -205,13 +206,14 @@ type SwapRow = { [K in (typeof SWAP_COLUMNS)[number]]: SwapsTable[K] extends { _
  * read is the hottest query of the API).
  */
 export async function findOrder(db: Db, id: string): Promise<OrderRecord | undefined> {
-  return (await findOrders(db, [id]))[0];
+  // Its own statement, by equality: a plan made once for any id (see prepared.ts) still reads by key.
+  return (await selectOrders(db, sql`orders o`, sql`where o.id = ${id}`))[0]?.order;
 }
 
 /** Reads orders as `findOrder` does, many in one round trip; unknown ids are left out. */
 export async function findOrders(db: Db, ids: readonly string[]): Promise<OrderRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await selectOrders(db, sql`orders o`, sql`where o.id in (${sql.join(ids.map((id) => sql`${id}`))})`);
+  const rows = await selectOrders(db, sql`orders o`, sql`where o.id = any(${[...ids]}::text[])`);
   return rows.map(({ order }) => order);
 }
 
@@ -224,7 +226,7 @@ export async function findOrdersOf<R extends { id: string }>(db: Db, select: Raw
 }
 
 async function selectOrders(db: Db, from: RawBuilder<unknown>, rest: RawBuilder<unknown>, extra = sql``): Promise<Array<{ order: OrderRecord; extra: unknown }>> {
-  const result = await sql<Record<string, unknown>>`
+  const result = await sql<Record<string, unknown>>`${prepared}
     select o.id, o.app_id, o.nonce, o.solver_id, o.integrator, o.version, o.slippage, o.secret_hash,
       o.request_hash, o.deadline, o.created_at,
       q.source_amount, q.destination_amount, q.source_price, q.destination_price, q.fee_bips, q.fixed_fee,

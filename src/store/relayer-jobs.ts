@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import { decisionTime } from './decision-time.ts';
+import { prepared } from './prepared.ts';
 import type { JobSigner, JobStatus } from './schema.ts';
 
 /**
@@ -181,7 +182,7 @@ export async function claimJobsAndNext(
   const which = input.withTx === undefined ? sql`` : input.withTx ? sql`and ${hasTx}` : sql`and not ${hasTx}`;
   const rows = await sql<
     { [K in keyof JobRow]: JobRow[K] | null } & { has_tx: boolean | null; broadcast_by_ms: string | null; cancelled: boolean | null; pending: boolean; next_due_ms: number | null }
-  >`
+  >`${prepared}
     with claimed as (
       update relayer_jobs set
         status = 'running',

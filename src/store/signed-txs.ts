@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
 import { decisionTime } from './decision-time.ts';
+import { prepared } from './prepared.ts';
 import type { RelayerJob } from './relayer-jobs.ts';
 import type { JobSigner } from './schema.ts';
 
@@ -141,7 +142,7 @@ export async function failJob(db: Db, jobId: string, worker: string, error: stri
  * crash keeps its nonce, and the next job must not take it.
  */
 export async function nextUnusedNonce(db: Db, chain: string, signer: JobSigner = 'relayer'): Promise<bigint | undefined> {
-  const { rows } = await sql<{ n: string | null }>`
+  const { rows } = await sql<{ n: string | null }>`${prepared}
     select max(nonce) as n from relayer_jobs
     where chain = ${chain} and signer = ${signer} and raw_tx <> '' and status in ('queued', 'running', 'submitted')
   `.execute(db);
