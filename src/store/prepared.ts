@@ -17,10 +17,10 @@ import pg from 'pg';
  * naming past `MAX_PER_CONNECTION` texts, so a text that did vary costs parses, never unbounded memory.
  * PGlite runs the marked statements as any other (the mark is a comment).
  */
-export const prepared = sql.raw('/* prepared */ ');
-
 const MARK = '/* prepared */ ';
 const MAX_PER_CONNECTION = 64;
+
+export const prepared = sql.raw(MARK);
 
 /** A pg client that sends the marked statements as named ones. */
 export class PreparingClient extends pg.Client {
