@@ -74,7 +74,7 @@ interface RawMempoolEntry {
   fees: { base: number; modified: number; ancestor: number };
 }
 
-/** How often a call refused for a full RPC work queue is asked again (backing off from 20 ms, about 10 s in all). */
+/** How often a call refused for a full RPC work queue is asked again (backing off from 10-20 ms, 5-10 s in all). */
 const WORK_QUEUE_RETRIES = 9;
 const WORK_QUEUE_FULL = /^Work queue depth exceeded/;
 
@@ -98,7 +98,9 @@ export class BitcoinRpc {
     // running it (HTTP 503, or 500 on Litecoin Core), so asking again is safe; a burst of concurrent
     // steps meets this on a busy node.
     for (let attempt = 0; WORK_QUEUE_FULL.test(text) && attempt < WORK_QUEUE_RETRIES; attempt++) {
-      await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+      // Jittered: the calls of one refused burst, asked again all at once, would find the queue full again.
+      const backoff = 20 * 2 ** attempt;
+      await new Promise((r) => setTimeout(r, backoff / 2 + Math.random() * (backoff / 2)));
       res = await request();
       text = await res.text();
     }
