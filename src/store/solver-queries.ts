@@ -128,7 +128,8 @@ export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }
   const steps = Object.fromEntries(SOLVER_STEPS.map((step) => [step, [] as string[]])) as Record<SolverStep, string[]>;
   const orders = new Map<string, OrderRecord>();
   if (q.only?.length === 0) return { steps, orders };
-    const only = q.only ? sql`and o.id = any(${[...q.only]}::text[])` : sql``;
+  const chains = sql`any(${[...q.chains]}::text[])`;
+  const only = q.only ? sql`and o.id = any(${[...q.only]}::text[])` : sql``;
   const conditions = stepConditions(q.nowSeconds);
   const flags = sql.join(SOLVER_STEPS.map((step, i) => sql`${conditions[step]} as ${sql.ref(`f${i}`)}`));
   // Each step's running count, oldest first: a backlog of one step never hides another step's orders.
@@ -144,7 +145,7 @@ export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }
         from orders o
         join swaps s on s.order_id = o.id and s.side = 'source'
         join swaps d on d.order_id = o.id and d.side = 'destination'
-        where o.solver_id = ${q.solverId} and s.chain = any(${[...q.chains]}::text[]) and d.chain = any(${[...q.chains]}::text[]) ${only} and ${mayNeedAStep}
+        where o.solver_id = ${q.solverId} and s.chain = ${chains} and d.chain = ${chains} ${only} and ${mayNeedAStep}
         offset 0
       ) w
     ) c
