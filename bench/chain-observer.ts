@@ -100,5 +100,28 @@ export async function serviceLatencies(swaps: Array<{ source: string; destinatio
   return { a, b, sourceBlocks };
 }
 
+/** One chain of a swap as read back from its HTLC's logs, without an observer. */
+export type LoggedSide = Pick<ObservedSide, 'client' | 'htlc' | 'fromBlock'>;
+
+/**
+ * The block of each of a swap's four steps, counted from each chain's `fromBlock`: the client's
+ * initiate, the solver's destination initiate, the destination redeem (the secret shown), the source
+ * redeem. A burst that spills past the floor shows here at the step where its swaps start to spread.
+ */
+export async function stepBlocks(swaps: Array<{ source: string; destination: string }>, source: LoggedSide, destination: LoggedSide) {
+  const [sourceEvents, destinationEvents] = await Promise.all([htlcEvents(source.client, source.htlc, source.fromBlock), htlcEvents(destination.client, destination.htlc, destination.fromBlock)]);
+  const steps = { 'source initiated': [] as number[], 'destination initiated': [] as number[], 'destination redeemed': [] as number[], 'source redeemed': [] as number[] };
+  const push = (list: number[], side: LoggedSide, e: HtlcEvent | undefined) => e && list.push(Number(e.block - side.fromBlock));
+  for (const s of swaps) {
+    const src = sourceEvents.get(s.source);
+    const dst = destinationEvents.get(s.destination);
+    push(steps['source initiated'], source, src?.initiated);
+    push(steps['destination initiated'], destination, dst?.initiated);
+    push(steps['destination redeemed'], destination, dst?.redeemed);
+    push(steps['source redeemed'], source, src?.redeemed);
+  }
+  return steps;
+}
+
 /** An order's swap id as the HTLC logs it: 0x-prefixed, lower case. */
 export const hex0x = (s: string): string => (s.startsWith('0x') ? s : `0x${s}`).toLowerCase();

@@ -28,7 +28,7 @@ import type { StoreKind } from '../src/store/database.ts';
 import { signGaslessInitiate } from '../test/helpers/gasless.ts';
 import { SseClient } from '../test/helpers/sse.ts';
 import { createDatabase } from '../test/helpers/stores.ts';
-import { hex0x, observeChain, serviceLatencies } from './chain-observer.ts';
+import { hex0x, observeChain, serviceLatencies, stepBlocks } from './chain-observer.ts';
 import { OrderReaders } from './order-readers.ts';
 import { cpuBetween, cpuSnapshot } from './process-cpu.ts';
 import { quantile, rssMb, type Row } from './stats.ts';
@@ -199,18 +199,20 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
      * One client's gasless swap: it creates its order, opens the order's event stream, signs and
      * PATCHes the initiate, and waits for `completed` on the stream. Times in performance.now() ms.
      */
-    const swap = async (readers?: OrderReaders): Promise<{ startedAt: number; doneAt: number; source: string; destination: string }> => {
+    const swap = async (readers?: OrderReaders): Promise<{ startedAt: number; createdAt: number; initiatedAt: number; doneAt: number; source: string; destination: string }> => {
       const startedAt = performance.now();
       const created = await call('/v2/orders', { method: 'POST', body: wbtcOrderBody(user.address, AMOUNT, destinationAmount) });
+      const createdAt = performance.now();
       const id = created.order_id as string;
       readers?.add(id);
       const stream = await SseClient.open(`${devnet.api_url}/v2/orders/${id}/events`, { 'service-app-id': appKey });
       try {
         if (stream.response.statusCode !== 200) throw new Error(`events of ${id}: ${stream.response.statusCode} ${await stream.text()}`);
         await call(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature: await signGaslessInitiate(user, created.typed_data) } });
+        const initiatedAt = performance.now();
         await stream.until(() => stream.events.some((e) => e.data.includes('"status":"completed"')), SWAP_TIMEOUT_MS, `order ${id} to complete`);
         const completed = stream.data<{ status: string; order: { source_swap: { swap_id: string }; destination_swap: { swap_id: string } } }>().find((e) => e.status === 'completed')!;
-        return { startedAt, doneAt: performance.now(), source: hex0x(completed.order.source_swap.swap_id), destination: hex0x(completed.order.destination_swap.swap_id) };
+        return { startedAt, createdAt, initiatedAt, doneAt: performance.now(), source: hex0x(completed.order.source_swap.swap_id), destination: hex0x(completed.order.destination_swap.swap_id) };
       } finally {
         stream.close();
       }
@@ -229,8 +231,18 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
       }, 250);
       const readers = new OrderReaders({ apiUrl: devnet.api_url, appKey, readers: READERS });
 
+      const sides = (['ethereum_localnet', 'arbitrum_localnet'] as const).map((key) => {
+        const chain = devnet.chains[key]!;
+        return { chain, client: createPublicClient({ transport: http(chain.rpc_url) }) };
+      });
+      const fromBlocks = await Promise.all(sides.map((side) => side.client.getBlockNumber()));
+      const settled: Array<Awaited<ReturnType<typeof swap>>> = [];
       const started = performance.now();
-      const swapSeconds = async () => (await swap(readers)).doneAt - started;
+      const swapSeconds = async () => {
+        const done = await swap(readers);
+        settled.push(done);
+        return done.doneAt - started;
+      };
       const delays: Array<{ p99: number; max: number }> = [];
       const lagSampler = setInterval(() => void loopDelay(devnet.api_url).then((d) => d && delays.push(d)), 1_000);
       const results = await Promise.allSettled(Array.from({ length: options.swaps }, swapSeconds));
@@ -241,6 +253,11 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
       const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value / 1000] : []));
       const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       const serverSide = await serverSideOrderReads(devnet.api_url).catch((err: unknown) => `no /metrics (${(err as Error).message})`);
+      const [source, destination] = sides.map((side, i) => ({ client: side.client, htlc: side.chain.contracts.wbtcHtlc, fromBlock: fromBlocks[i]! }));
+      const steps = await stepBlocks(settled, source!, destination!);
+      const spread = Object.entries(steps)
+        .map(([step, blocks]) => `${step} ${Math.min(...blocks)}/${quantile(blocks, 0.5)}/${Math.max(...blocks)}`)
+        .join('; ');
       await new Promise((r) => setTimeout(r, options.settleSeconds * 1000));
       if (process.env.BENCH_HEAP_SNAPSHOT) process.kill(pid, 'SIGUSR2');
       const afterMb = rssMb(pid);
@@ -252,6 +269,12 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
           result: `${done.length}/${options.swaps} completed, ${(done.length / wall).toFixed(1)} swaps/s; first ${Math.min(...done).toFixed(1)} s, median ${quantile(done, 0.5).toFixed(1)} s, last ${Math.max(...done).toFixed(1)} s${failure ? `; ${results.length - done.length} failed, the first: ${describeFailure(failure.reason)}` : ''}`,
           note,
         },
+        {
+          measure: `${run}the clients' requests, from the burst's start (first/median/last)`,
+          result: (['createdAt', 'initiatedAt'] as const).map((k) => `${k === 'createdAt' ? 'order created' : 'initiate accepted'} ${[0.01, 0.5, 1].map((q) => (quantile(settled.map((d) => d[k] - started), q) / 1000).toFixed(2)).join('/')} s`).join('; '),
+          note,
+        },
+        { measure: `${run}each step's block, counted from the block the burst started in (first/median/last)`, result: spread, note },
         { measure: `${run}GET /v2/orders/{id} while they run (${READERS} readers)`, result: `${reads.length} reads, p50 ${quantile(reads, 0.5).toFixed(1)} ms, p99 ${quantile(reads, 0.99).toFixed(1)} ms`, note },
         { measure: `${run}the order reads as the service timed them, since it started (its request-duration histogram)`, result: serverSide, note },
         {
