@@ -199,7 +199,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
      * One client's gasless swap: it creates its order, opens the order's event stream, signs and
      * PATCHes the initiate, and waits for `completed` on the stream. Times in performance.now() ms.
      */
-    const swap = async (readers?: OrderReaders): Promise<{ startedAt: number; createdAt: number; initiatedAt: number; doneAt: number; source: string; destination: string }> => {
+    const swap = async (readers?: OrderReaders): Promise<{ startedAt: number; createdAt: number; streamAt: number; initiatedAt: number; doneAt: number; source: string; destination: string }> => {
       const startedAt = performance.now();
       const created = await call('/v2/orders', { method: 'POST', body: wbtcOrderBody(user.address, AMOUNT, destinationAmount) });
       const createdAt = performance.now();
@@ -208,16 +208,18 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
       const stream = await SseClient.open(`${devnet.api_url}/v2/orders/${id}/events`, { 'service-app-id': appKey });
       try {
         if (stream.response.statusCode !== 200) throw new Error(`events of ${id}: ${stream.response.statusCode} ${await stream.text()}`);
+        const streamAt = performance.now();
         await call(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature: await signGaslessInitiate(user, created.typed_data) } });
         const initiatedAt = performance.now();
         await stream.until(() => stream.events.some((e) => e.data.includes('"status":"completed"')), SWAP_TIMEOUT_MS, `order ${id} to complete`);
         const completed = stream.data<{ status: string; order: { source_swap: { swap_id: string }; destination_swap: { swap_id: string } } }>().find((e) => e.status === 'completed')!;
-        return { startedAt, createdAt, initiatedAt, doneAt: performance.now(), source: hex0x(completed.order.source_swap.swap_id), destination: hex0x(completed.order.destination_swap.swap_id) };
+        return { startedAt, createdAt, streamAt, initiatedAt, doneAt: performance.now(), source: hex0x(completed.order.source_swap.swap_id), destination: hex0x(completed.order.destination_swap.swap_id) };
       } finally {
         stream.close();
       }
     };
 
+    const CLIENT_STEPS = { createdAt: 'order created', streamAt: 'its event stream open', initiatedAt: 'initiate accepted' } as const;
     /** One burst of `options.swaps` swaps at once, then the settle time; its rows. */
     const burst = async (run: string): Promise<Row[]> => {
       let peakMb = rssMb(pid);
@@ -271,7 +273,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
         },
         {
           measure: `${run}the clients' requests, from the burst's start (first/median/last)`,
-          result: (['createdAt', 'initiatedAt'] as const).map((k) => `${k === 'createdAt' ? 'order created' : 'initiate accepted'} ${[0.01, 0.5, 1].map((q) => (quantile(settled.map((d) => d[k] - started), q) / 1000).toFixed(2)).join('/')} s`).join('; '),
+          result: (['createdAt', 'streamAt', 'initiatedAt'] as const).map((k) => `${CLIENT_STEPS[k]} ${[0.01, 0.5, 1].map((q) => (quantile(settled.map((d) => d[k] - started), q) / 1000).toFixed(2)).join('/')} s`).join('; '),
           note,
         },
         { measure: `${run}each step's block, counted from the block the burst started in (first/median/last)`, result: spread, note },
