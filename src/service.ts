@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ClaimSigner } from './affiliates/claims.ts';
+import { addAcceptHandles } from './api/accept-handles.ts';
 import { buildApi } from './api/app.ts';
 import { chainSigningOptions } from './chains/chain-access.ts';
 import { loadRegistry, type Registry } from './chains/registry.ts';
@@ -32,6 +33,8 @@ import { enqueueWebhookDeliveries } from './webhooks/outbox.ts';
 
 /** The listening socket's accept queue; the kernel caps it at net.core.somaxconn (4096 on current Linux). */
 const LISTEN_BACKLOG = 4096;
+/** Listening handles of the API's socket, its own included: each turn of the loop accepts one connection per handle. */
+const ACCEPT_HANDLES = 8;
 
 export interface Service {
   store: Store;
@@ -244,6 +247,12 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // Node's default accept queue (511) overflows when a thousand clients connect at once while the loop
     // is busy; the kernel then drops their SYNs and they retry after 1, 3, 7 s, or time out.
     const address = await api.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
+    try {
+      const copies = await addAcceptHandles(api.server, ACCEPT_HANDLES - 1, { onError: (err) => api.log.warn({ err }, 'accepting a connection failed') });
+      stoppers.push(copies.close);
+    } catch (err) {
+      api.log.warn({ error: safeErrorText(err) }, 'the API accepts on its one listening handle (one new connection per turn of the loop)');
+    }
     return {
       store,
       registry,
