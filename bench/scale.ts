@@ -134,6 +134,8 @@ export interface ScaleOptions {
   /** A steady arrival of swaps instead of bursts. */
   steady?: { rate: number; seconds: number };
   profileDir?: string;
+  /** Readers timing `GET /v2/orders/{id}` in a tight loop while a burst runs (default 16; 0: none). */
+  readers?: number;
 }
 
 export async function benchScale(options: ScaleOptions): Promise<Row[]> {
@@ -192,7 +194,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
 
     const quote = (await call(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as Array<{ destination: { amount: string } }>;
     const destinationAmount = quote[0]!.destination.amount;
-    const note = `${options.kind}; hashlock dev in its own process, 1 s EVM blocks; clients follow the event streams`;
+    const note = `${options.kind}; hashlock dev in its own process, 1 s EVM blocks; clients follow the event streams${(options.readers ?? READERS) > 0 ? `, ${options.readers ?? READERS} readers poll orders meanwhile` : ""}`;
     const rows: Row[] = [{ measure: 'the service process resident memory once started', result: `${idleMb.toFixed(0)} MB (${idleParts})`, note }];
 
     /**
@@ -231,7 +233,8 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
           void memoryBreakdown(devnet.api_url).then((parts) => (peakParts = parts));
         }
       }, 250);
-      const readers = new OrderReaders({ apiUrl: devnet.api_url, appKey, readers: READERS });
+      const readerCount = options.readers ?? READERS;
+      const readers = readerCount > 0 ? new OrderReaders({ apiUrl: devnet.api_url, appKey, readers: readerCount }) : undefined;
 
       const sides = (['ethereum_localnet', 'arbitrum_localnet'] as const).map((key) => {
         const chain = devnet.chains[key]!;
@@ -250,7 +253,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
       const results = await Promise.allSettled(Array.from({ length: options.swaps }, swapSeconds));
       const wall = (performance.now() - started) / 1000;
       clearInterval(lagSampler);
-      const reads = await readers.stop();
+      const reads = (await readers?.stop()) ?? [];
       clearInterval(memory);
       const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value / 1000] : []));
       const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -277,7 +280,7 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
           note,
         },
         { measure: `${run}each step's block, counted from the block the burst started in (first/median/last)`, result: spread, note },
-        { measure: `${run}GET /v2/orders/{id} while they run (${READERS} readers)`, result: `${reads.length} reads, p50 ${quantile(reads, 0.5).toFixed(1)} ms, p99 ${quantile(reads, 0.99).toFixed(1)} ms`, note },
+        ...(readers ? [{ measure: `${run}GET /v2/orders/{id} while they run (${readerCount} readers)`, result: `${reads.length} reads, p50 ${quantile(reads, 0.5).toFixed(1)} ms, p99 ${quantile(reads, 0.99).toFixed(1)} ms`, note }] : []),
         { measure: `${run}the order reads as the service timed them, since it started (its request-duration histogram)`, result: serverSide, note },
         {
           measure: `${run}the service's event-loop delay while they run (per second)`,
@@ -409,6 +412,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     settleSeconds: Number(process.env.BENCH_SCALE_SETTLE_SECONDS ?? 300),
     runs: Number(process.env.BENCH_SCALE_RUNS ?? 1),
     ...(process.env.BENCH_PROFILE ? { profileDir: process.env.BENCH_PROFILE } : {}),
+    ...(process.env.BENCH_SCALE_READERS ? { readers: Number(process.env.BENCH_SCALE_READERS) } : {}),
     ...(process.env.BENCH_SCALE_RATE ? { steady: { rate: Number(process.env.BENCH_SCALE_RATE), seconds: Number(process.env.BENCH_SCALE_SECONDS ?? 60) } } : {}),
   });
   for (const row of rows) console.log(`${row.measure}:\n${row.result}\n`);

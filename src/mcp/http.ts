@@ -1,11 +1,18 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_KEY_HEADER, API_KEY_HEADER_ALIAS } from '../api/auth.ts';
 import type { ApiContext } from '../api/context.ts';
 import { errorResponses } from '../api/schemas.ts';
 import { AppError } from '../errors.ts';
 import { injectApiClient } from './api-client.ts';
-import { createMcpServer } from './server.ts';
+
+/**
+ * The MCP SDK, loaded by the first call: about 25 MB resident that a service nobody asks over MCP
+ * need not hold.
+ */
+const mcpModules = async () => {
+  const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.ts')]);
+  return { StreamableHTTPServerTransport, createMcpServer };
+};
 
 /** The key the request was let in with (auth.onRequest has checked it). */
 function keyOf(request: FastifyRequest): string {
@@ -27,6 +34,7 @@ export function mcpRoutes(app: FastifyInstance, ctx: ApiContext): void {
   };
 
   app.post('/mcp', { onRequest: ctx.auth.onRequest, schema: { ...schema, response: errorResponses(400, 401) } }, async (request, reply) => {
+    const { StreamableHTTPServerTransport, createMcpServer } = await mcpModules();
     const server = createMcpServer(injectApiClient(app, keyOf(request), ctx.inProcess.headers()), ctx.version);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The transport writes the answer itself: keep the headers set so far (the rate limit's).

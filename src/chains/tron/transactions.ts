@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import { utils } from 'tronweb';
 import { bytesToHex, hexToBytes, type Hex } from 'viem';
 import { sign } from 'viem/accounts';
+import type { utils as TronUtils } from 'tronweb';
 import type { TronBlockHeader } from './api.ts';
 import { tronToEvmHex } from './address.ts';
 import type { TronCall } from './jobs.ts';
@@ -21,6 +21,13 @@ export interface SignedTronTransaction {
   raw_data_hex: string;
   signature: string[];
 }
+
+/**
+ * TronWeb's protobuf encoder, loaded by the first Tron transaction signed: TronWeb brings ethers,
+ * axios and protobuf, about 50 MB resident that a service without a Tron chain need not hold.
+ */
+let tronEncoder: Promise<typeof TronUtils.transaction> | undefined;
+const encoder = () => (tronEncoder ??= import('tronweb').then((tronweb) => tronweb.utils.transaction));
 
 /** 41-prefixed hex of a base58 address, as the API takes addresses with `visible: false`. */
 export const hex41 = (address: string): string => `41${tronToEvmHex(address).slice(2).toLowerCase()}`;
@@ -57,8 +64,9 @@ export async function signTronCall(input: {
     fee_limit: Number(input.feeLimitSun),
     timestamp: input.now ?? Date.now(),
   };
-  const pb: unknown = utils.transaction.txJsonToPb({ raw_data, visible: false });
-  const rawDataHex = String(utils.transaction.txPbToRawDataHex(pb)).toLowerCase();
+  const transaction = await encoder();
+  const pb: unknown = transaction.txJsonToPb({ raw_data, visible: false });
+  const rawDataHex = String(transaction.txPbToRawDataHex(pb)).toLowerCase();
   const txID = bytesToHex(sha256(hexToBytes(`0x${rawDataHex}`))).slice(2);
   const signature = await sign({ hash: `0x${txID}`, privateKey: input.privateKey, to: 'hex' });
   return { visible: false, txID, raw_data, raw_data_hex: rawDataHex, signature: [signature.slice(2)] };
