@@ -23,11 +23,21 @@ async function acceptedInOneTurn(server: http.Server, port: number, waiting: num
   return { inOneTurn, sockets };
 }
 
-async function listening(): Promise<{ server: http.Server; port: number }> {
+async function listening(): Promise<{ server: http.Server; port: number; get: () => Promise<string> }> {
   const server = http.createServer((_req, res) => res.end('ok'));
   server.listen({ port: 0, host: '127.0.0.1', backlog: 512 });
   await once(server, 'listening');
-  return { server, port: (server.address() as AddressInfo).port };
+  const port = (server.address() as AddressInfo).port;
+  // One request on a connection of its own; its body.
+  const get = () =>
+    new Promise<string>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+  return { server, port, get };
 }
 
 test('a server with 8 handles of its socket accepts 8 waiting connections in one turn of its loop, one without', async () => {
@@ -44,19 +54,9 @@ test('a server with 8 handles of its socket accepts 8 waiting connections in one
 });
 
 test('a connection accepted on a copy is served by the server as its own, and closing the copies stops them accepting', async () => {
-  const { server, port } = await listening();
+  const { server, port, get } = await listening();
   const handles = await addAcceptHandles(server, 3, { onError: (err) => assert.fail(err) });
-  const bodies = await Promise.all(
-    Array.from({ length: 30 }, () =>
-      new Promise<string>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port, agent: false }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () => resolve(body));
-        }).on('error', reject);
-      }),
-    ),
-  );
+  const bodies = await Promise.all(Array.from({ length: 30 }, get));
   assert.deepEqual(new Set(bodies), new Set(['ok']));
   await handles.close();
   await new Promise((r) => server.close(r));
@@ -65,15 +65,7 @@ test('a connection accepted on a copy is served by the server as its own, and cl
 });
 
 test('connections that arrive while the copies are being made are all answered by the server', async () => {
-  const { server, port } = await listening();
-  const get = () =>
-    new Promise<string>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port, agent: false }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve(body));
-      }).on('error', reject);
-    });
+  const { server, get } = await listening();
   const early: Array<Promise<string>> = [];
   const arriving = setInterval(() => early.push(...Array.from({ length: 5 }, get)), 1);
   const handles = await addAcceptHandles(server, 7, { onError: (err) => assert.fail(err) });
