@@ -26,13 +26,38 @@ export class OrderCache {
   /** Starts listening for changes; returns the function that stops it. */
   async start(store: Store): Promise<() => Promise<void>> {
     if (this.maxAgeMs <= 0) return async () => undefined;
-    return store.listen(ORDER_CHANGED_CHANNEL, {
+    const unlisten = await store.listen(ORDER_CHANGED_CHANNEL, {
       message: (orderId) => this.invalidate(orderId),
       connected: (isConnected) => {
         this.live = isConnected;
         this.clear();
       },
     });
+    // Expired entries go even when no read comes to push them out (a burst's orders, after it).
+    const sweeper = setInterval(() => this.sweep(), this.maxAgeMs);
+    sweeper.unref();
+    return async () => {
+      clearInterval(sweeper);
+      await unlisten();
+    };
+  }
+
+  /** Entries held, fresh or expired. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Drops the expired entries. Every entry lives `maxAgeMs` from its read, and a kept entry is moved
+   * to the end, so the map is in the order of expiry (give or take a query's time): the expired are
+   * at its front, and one a few milliseconds out of order waits for the next sweep.
+   */
+  sweep(): void {
+    const now = this.clock.now();
+    for (const [id, entry] of this.entries) {
+      if (entry.until > now) break;
+      this.entries.delete(id);
+    }
   }
 
   /** The order when the cache holds it fresh, without a read: for a read path that answers in the same tick. */
@@ -80,6 +105,7 @@ export class OrderCache {
   }
 
   private remember(id: string, order: OrderRecord, now: number): void {
+    this.sweep();
     this.entries.delete(id);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(id, { order, until: now + this.maxAgeMs });

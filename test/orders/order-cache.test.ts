@@ -91,6 +91,30 @@ describeEachStore('order read cache', (kind) => {
     }
   });
 
+  test('expired entries are released, by the sweep and by the next order kept, not held until the cache is full', async () => {
+    const clock = new MovableClock();
+    const cache = new OrderCache(store.db, 60_000, undefined, clock);
+    const stop = await cache.start(store);
+    try {
+      const orders = [sampleOrder(appId), sampleOrder(appId), sampleOrder(appId)];
+      for (const order of orders) await insertOrder(store.db, order);
+      await settled(cache, orders[0]!.id);
+      await settled(cache, orders[1]!.id);
+      assert.equal(cache.size, 2);
+      clock.advance(30_000);
+      cache.sweep();
+      assert.equal(cache.size, 2, 'both within their life');
+      clock.advance(30_000);
+      await settled(cache, orders[2]!.id);
+      assert.equal(cache.size, 1, 'keeping the third released the two expired');
+      clock.advance(60_000);
+      cache.sweep();
+      assert.equal(cache.size, 0);
+    } finally {
+      await stop();
+    }
+  });
+
   test('concurrent misses share one query, and an unknown order is not cached', async () => {
     const cache = new OrderCache(store.db, 60_000);
     const stop = await cache.start(store);
