@@ -194,7 +194,8 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
 
     const quote = (await call(`/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=${AMOUNT}`)) as Array<{ destination: { amount: string } }>;
     const destinationAmount = quote[0]!.destination.amount;
-    const note = `${options.kind}; hashlock dev in its own process, 1 s EVM blocks; clients follow the event streams${(options.readers ?? READERS) > 0 ? `, ${options.readers ?? READERS} readers poll orders meanwhile` : ""}`;
+    const readerCount = options.readers ?? READERS;
+    const note = `${options.kind}; hashlock dev in its own process, 1 s EVM blocks; clients follow the event streams${readerCount > 0 ? `, ${readerCount} readers poll orders meanwhile` : ''}`;
     const rows: Row[] = [{ measure: 'the service process resident memory once started', result: `${idleMb.toFixed(0)} MB (${idleParts})`, note }];
 
     /**
@@ -233,7 +234,6 @@ export async function benchScale(options: ScaleOptions): Promise<Row[]> {
           void memoryBreakdown(devnet.api_url).then((parts) => (peakParts = parts));
         }
       }, 250);
-      const readerCount = options.readers ?? READERS;
       const readers = readerCount > 0 ? new OrderReaders({ apiUrl: devnet.api_url, appKey, readers: readerCount }) : undefined;
 
       const sides = (['ethereum_localnet', 'arbitrum_localnet'] as const).map((key) => {
