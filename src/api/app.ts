@@ -33,6 +33,7 @@ import { earningsRoutes } from './routes/earnings.ts';
 import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { liquidityRoutes } from './routes/liquidity.ts';
+import { solverApiRoutes } from './routes/solver-api.ts';
 import { orderListRoutes } from './routes/order-list.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { orderActionRoutes } from './routes/order-actions.ts';
@@ -232,6 +233,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   orderActionRoutes(app, ctx);
   gardenRelayerRoutes(app, ctx);
   liquidityRoutes(app, ctx);
+  solverApiRoutes(app, ctx);
   earningsRoutes(app, ctx);
   affiliateHistoryRoutes(app, ctx);
   webhookRoutes(app, ctx);

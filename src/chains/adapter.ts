@@ -63,6 +63,11 @@ export interface ChainAdapter {
   signingAccess?(rpcUrl: string): () => Promise<Partial<SigningOptions>>;
   /** Where affiliate fees can be claimed from a contract on this family's chains (`chains.<key>.fee_claim`): its claims; undefined for a contract that is no address there. */
   readonly feeClaims?: (access: FeeClaimAccess) => FeeClaimSigner | undefined;
+  /**
+   * Whether `signature` proves `address` (canonical, `normalizeParty`) signed `message`, as the family's
+   * wallets sign text: how a registered solver proves its addresses. Absent: the family takes no proofs yet.
+   */
+  verifyAddressProof?: (address: string, message: string, signature: string) => Promise<boolean>;
   /** The identity in this family's HTLCs of a private key (address, or x-only key), canonical. */
   partyOfKey?: (chain: Chain, privateKey: Hex) => string;
   /** The family's part of `hashlock swap`, the devnet's client: the test user's wallet on one of its chains. */

@@ -5,6 +5,7 @@ import { startService } from '../service.ts';
 import { registerAppsCommand } from './apps.ts';
 import { configOf } from './database.ts';
 import { registerSwapCommand } from './swap.ts';
+import { registerSolversCommand } from './solvers.ts';
 import { registerWebhooksCommand } from './webhooks.ts';
 import { VERSION } from '../version.ts';
 
@@ -71,6 +72,7 @@ program
   });
 
 registerAppsCommand(program);
+registerSolversCommand(program);
 registerSwapCommand(program);
 registerWebhooksCommand(program);
 

@@ -101,11 +101,17 @@ export const SCHEMA = {
     name: text(),
     is_active: withDefault(boolean()),
     created_at: withDefault(timestamptz()),
+    /** A registered solver's key, hashed (migration 0020); none: a solver of the config, run in-process. */
+    key_hash: nullable(text()),
+    revoked_at: nullable(timestamptz()),
   },
   solver_addresses: {
     solver_id: text(),
     chain: text(),
     address: text(),
+    /** A registered solver's signature proving the address its own (`solverAddressMessage`); none for the config's solvers. */
+    proof: nullable(text()),
+    proven_at: nullable(timestamptz()),
   },
   solver_balances: {
     solver_id: text(),

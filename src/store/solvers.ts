@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { SolverConfig } from '../config/service-config.ts';
 import type { Db } from './database.ts';
 
-/** Writes the configured solvers and their per-chain addresses. */
+/** Writes the configured solvers and their per-chain addresses; solvers the config no longer names are deactivated, registered ones (`solver-registry.ts`) left as they are. */
 export async function syncSolvers(db: Db, solvers: readonly SolverConfig[]): Promise<void> {
   await db.transaction().execute(async (tx) => {
     for (const s of solvers) {
@@ -16,7 +16,7 @@ export async function syncSolvers(db: Db, solvers: readonly SolverConfig[]): Pro
       if (rows.length > 0) await tx.insertInto('solver_addresses').values(rows).execute();
     }
     const ids = solvers.map((s) => s.id);
-    let deactivate = tx.updateTable('solvers').set({ is_active: false });
+    let deactivate = tx.updateTable('solvers').set({ is_active: false }).where('key_hash', 'is', null);
     if (ids.length > 0) deactivate = deactivate.where('id', 'not in', ids);
     await deactivate.execute();
   });

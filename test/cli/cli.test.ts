@@ -320,6 +320,25 @@ test("hashlock apps: an app's own rate limit at creation, changed and given back
   assert.match(unknown.stderr, /no app 00000000-0000-0000-0000-000000000000/);
 });
 
+test('hashlock solvers: register prints a key once, list shows the solver, revoke ends it; bad ids, taken ids and unknown solvers refused', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-solvers-'));
+  const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'solvers', ...args], { env: envFor(dataDir), encoding: 'utf8' });
+  const registered = run('register', '--id', 'maker-1', '--name', 'Maker One');
+  assert.equal(registered.status, 0, registered.stderr);
+  assert.match(registered.stdout, /registered solver maker-1 "Maker One"/);
+  assert.match(registered.stdout, /^[0-9a-f]{64}$/m);
+  assert.equal(run('register', '--id', 'maker-1', '--name', 'again').status, 1, 'a taken id');
+  const bad = run('register', '--id', 'Maker One', '--name', 'x');
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /--id.*a-z, 0-9/);
+  assert.match(run('list').stdout, /^maker-1 "Maker One"$/m);
+  assert.equal(run('revoke', 'maker-1').status, 0);
+  assert.match(run('list').stdout, /^maker-1 "Maker One" \(revoked\)$/m);
+  const unknown = run('revoke', 'nobody');
+  assert.equal(unknown.status, 1);
+  assert.match(unknown.stderr, /no registered solver nobody/);
+});
+
 test('a bad config file stops the command with one message naming the field', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hashlock-badconfig-'));
   const config = join(dir, 'hashlock.json');

@@ -9,6 +9,7 @@ import { EVM_ACTION_BODIES } from './action-bodies.ts';
 import { anyCase, hexHashKey } from '../family.ts';
 import { evmChainId, evmHtlc, normalizeEvmAddress } from './index.ts';
 import { connectEvmChain } from './runtime.ts';
+import { verifyEvmAddressProof } from './address-proof.ts';
 
 /** EVM chains: the HTLC and NativeHTLC contracts, a log watcher, and per-account transaction senders. */
 export const evmAdapter: ChainAdapter = {
@@ -37,6 +38,7 @@ export const evmAdapter: ChainAdapter = {
   // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
   servesInstantRefundHash: true,
   feeClaims: evmFeeClaims,
+  verifyAddressProof: verifyEvmAddressProof,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
   swapWallet: evmSwapWallet,
   connect: connectEvmChain,

@@ -1,0 +1,111 @@
+import { sql } from 'kysely';
+import { conflict } from '../errors.ts';
+import { generateApiKey, hashApiKey, API_KEY_PATTERN } from './apps.ts';
+import type { Db } from './database.ts';
+
+/**
+ * Solvers the operator registers to fill orders from outside the service (`hashlock solvers register`):
+ * each gets a solver key, shown once and stored hashed like an app key, and proves every address it
+ * registers by a signature from that address over `solverAddressMessage`.
+ */
+export interface RegisteredSolver {
+  id: string;
+  name: string;
+  revoked: boolean;
+  addresses: Array<{ chain: string; address: string; provenAt: string }>;
+}
+
+/** A solver id names it in orders (`solver_id`) and in `GET /v2/liquidity`. */
+export const SOLVER_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** What a solver signs to prove `address` on `chain` its own: it names the solver, so no other can reuse it. */
+export function solverAddressMessage(solverId: string, chain: string, address: string): string {
+  return `Hashlock solver ${solverId} controls ${address} on ${chain}`;
+}
+
+/**
+ * Registers a solver and returns its key; a taken id (registered or of the config) is a conflict. It is
+ * inactive (in no quote, order or liquidity listing) until it can fill orders: solvers outside the
+ * service do not yet receive quote requests (issue 26's next step).
+ */
+export async function registerSolver(db: Db, input: { id: string; name: string }): Promise<{ key: string }> {
+  const key = generateApiKey();
+  const inserted = await db
+    .insertInto('solvers')
+    .values({ id: input.id, name: input.name, is_active: false, key_hash: hashApiKey(key) })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) throw conflict(`a solver ${input.id} exists already`);
+  return { key };
+}
+
+/** Revokes a registered solver's key and stops it from being matched; false when no registered solver has this id. */
+export async function revokeSolver(db: Db, id: string): Promise<boolean> {
+  const result = await db
+    .updateTable('solvers')
+    .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())`, is_active: false })
+    .where('id', '=', id)
+    .where('key_hash', 'is not', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The registered, unrevoked solver a key belongs to. */
+export async function findSolverByKey(db: Db, key: string): Promise<RegisteredSolver | undefined> {
+  if (!API_KEY_PATTERN.test(key)) return undefined;
+  const row = await db
+    .selectFrom('solvers')
+    .select(['id'])
+    .where('key_hash', '=', hashApiKey(key))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row ? registeredSolver(db, row.id) : undefined;
+}
+
+/** A registered solver with its proven addresses, revoked or not. */
+export async function registeredSolver(db: Db, id: string): Promise<RegisteredSolver | undefined> {
+  const row = await db.selectFrom('solvers').select(['id', 'name', 'revoked_at']).where('id', '=', id).where('key_hash', 'is not', null).executeTakeFirst();
+  if (!row) return undefined;
+  const addresses = await db
+    .selectFrom('solver_addresses')
+    .select(['chain', 'address', 'proven_at'])
+    .where('solver_id', '=', id)
+    .where('proven_at', 'is not', null)
+    .orderBy('chain')
+    .execute();
+  return {
+    id: row.id,
+    name: row.name,
+    revoked: row.revoked_at !== null,
+    addresses: addresses.map((a) => ({ chain: a.chain, address: a.address, provenAt: a.proven_at! })),
+  };
+}
+
+/** Every registered solver, oldest first. */
+export async function listRegisteredSolvers(db: Db): Promise<RegisteredSolver[]> {
+  const rows = await db.selectFrom('solvers').select('id').where('key_hash', 'is not', null).orderBy('created_at').orderBy('id').execute();
+  const solvers = await Promise.all(rows.map((r) => registeredSolver(db, r.id)));
+  return solvers.filter((s): s is RegisteredSolver => s !== undefined);
+}
+
+/** Records a registered solver's proven address on a chain, replacing the one it had there. */
+export async function setSolverAddress(db: Db, input: { solverId: string; chain: string; address: string; proof: string }): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom('solver_addresses').where('solver_id', '=', input.solverId).where('chain', '=', input.chain).execute();
+    await tx
+      .insertInto('solver_addresses')
+      .values({ solver_id: input.solverId, chain: input.chain, address: input.address, proof: input.proof, proven_at: sql<Date>`now()` })
+      .execute();
+  });
+}
+
+/** The solver (configured or registered) that has `address` on `chain`, compared without case. */
+export async function addressHolder(db: Db, chain: string, address: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('solver_addresses')
+    .select('solver_id')
+    .where('chain', '=', chain)
+    .where(sql<boolean>`lower(address) = lower(${address})`)
+    .executeTakeFirst();
+  return row?.solver_id;
+}
