@@ -26,6 +26,7 @@ import { isConnectionLoss, migrate, openStore, type Store } from './store/databa
 import { safeErrorText } from './errors.ts';
 import { syncRegistry } from './store/registry-sync.ts';
 import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
+import { suspendOverdueSolvers } from './store/solver-records.ts';
 import { VERSION } from './version.ts';
 import { CHAIN_INDEX_CHANNEL } from './store/index-requests.ts';
 import { startWebhookDelivery } from './webhooks/delivery-worker.ts';
@@ -107,6 +108,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       version: VERSION,
       logger: { level: config.logLevel },
       orderCacheMs: config.orderCacheMs,
+      solverFundWithinSeconds: config.solverFundWithinSeconds,
       ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
       trustProxy: config.trustProxy,
       eventStreams: config.eventStreams,
@@ -241,6 +243,18 @@ export async function startService(config: ServiceConfig, options: ServiceOption
           if (released > 0) api.log.info({ released }, 'released the liquidity of expired orders');
         } catch (err) {
           failed(err, 'releasing expired liquidity failed');
+        }
+      }),
+    );
+    // A solver that leaves a confirmed source unfunded past its due time stops quoting until the operator restores it.
+    stoppers.push(
+      every(10_000, async () => {
+        try {
+          for (const { solverId, orderId } of await suspendOverdueSolvers(store.db, { nowUnix: unixSeconds(clock), fundWithinSeconds: config.solverFundWithinSeconds })) {
+            api.log.warn({ solver: solverId, order: orderId }, 'solver suspended from quoting: it left a confirmed source unfunded past its due time (hashlock solvers restore to undo)');
+          }
+        } catch (err) {
+          failed(err, 'checking the solvers for overdue fundings failed');
         }
       }),
     );

@@ -18,6 +18,7 @@ import { RoutePolicy } from '../pricing/route-policy.ts';
 import type { Strategy } from '../pricing/strategies.ts';
 import { OrderActions, type OrderActionsDeps } from '../relayer/order-actions.ts';
 import { availableLiquidity } from '../store/solvers.ts';
+import { SolverStanding } from '../solver/solver-standing.ts';
 import type { Store } from '../store/database.ts';
 import { API_KEY_HEADER, API_KEY_HEADER_ALIAS, ApiKeyAuth } from './auth.ts';
 import type { ApiContext } from './context.ts';
@@ -83,6 +84,10 @@ export interface ApiOptions {
   authCacheMs?: number;
   /** Safety bound on how long an order may stay in the read cache (0: no cache). */
   orderCacheMs?: number;
+  /** How long the suspended solvers read stays (default 2 s): a suspension or restore applies within it. */
+  solverStandingMs?: number;
+  /** How long a solver has to fund a destination past the source's confirmations (default 300 s), for its record. */
+  solverFundWithinSeconds?: number;
   /** Whether apps may register webhook endpoints on loopback, private or link-local addresses (default false). */
   webhooksAllowPrivateAddresses?: boolean;
   /** Order event streams: heartbeat, limits. */
@@ -131,7 +136,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const orders = new OrderCache(db, options.orderCacheMs ?? 0, undefined, clock);
   const stopOrderCache = await orders.start(options.store);
   const routePolicy = options.routePolicy ?? RoutePolicy.open();
-  const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset), routePolicy);
+  const standing = new SolverStanding(db, { ttlMs: options.solverStandingMs, fundWithinSeconds: options.solverFundWithinSeconds, clock });
+  const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset), routePolicy, standing.suspended);
   app.addHook('onClose', stopOrderCache);
   const events = new EventHub(db, { log: app.log, ...options.eventStreams });
   const stopEvents = await events.start(options.store);
@@ -147,6 +153,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     orders,
     events,
     quoter,
+    standing,
     routePolicy,
     ...(options.signingOptions ? { signingOptions: options.signingOptions } : {}),
     ...(options.claims ? { claims: options.claims } : {}),
@@ -215,6 +222,37 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     registers: [metrics],
     collect() {
       this.set(events.openStreams);
+    },
+  });
+  // The solvers' records (read at most every 10 s, a scan of their recent orders); none while the database is out of reach.
+  const records = () => standing.records().catch(() => []);
+  new Gauge({
+    name: 'hashlock_solver_orders',
+    help: "Orders of each solver over the last 30 days, by outcome: matched, filled, filled_late, unfilled (a confirmed source not funded in time)",
+    labelNames: ['solver', 'outcome'],
+    registers: [metrics],
+    async collect() {
+      for (const r of await records()) {
+        for (const [outcome, n] of [['matched', r.matched], ['filled', r.filled], ['filled_late', r.filledLate], ['unfilled', r.unfilled]] as const) this.set({ solver: r.solverId, outcome }, n);
+      }
+    },
+  });
+  new Gauge({
+    name: 'hashlock_solver_median_seconds_to_fund',
+    help: "Median seconds from a source's initiate block to its destination's, per solver, over the last 30 days",
+    labelNames: ['solver'],
+    registers: [metrics],
+    async collect() {
+      for (const r of await records()) if (r.medianSecondsToFund !== null) this.set({ solver: r.solverId }, r.medianSecondsToFund);
+    },
+  });
+  new Gauge({
+    name: 'hashlock_solver_suspended',
+    help: 'Whether the solver is suspended from quoting (1) or not (0)',
+    labelNames: ['solver'],
+    registers: [metrics],
+    async collect() {
+      for (const r of await records()) this.set({ solver: r.solverId }, r.suspended ? 1 : 0);
     },
   });
   healthRoutes(app, ctx);

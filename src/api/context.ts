@@ -14,6 +14,7 @@ import type { Db } from '../store/database.ts';
 import type { ApiKeyAuth } from './auth.ts';
 import type { InProcessRequests } from './in-process.ts';
 import type { EventHub } from '../events/event-hub.ts';
+import type { SolverStanding } from '../solver/solver-standing.ts';
 
 /** What the routes need, built once per API instance. */
 export interface ApiContext {
@@ -29,6 +30,8 @@ export interface ApiContext {
   /** Order event streams (Server-Sent Events). */
   events: EventHub;
   quoter: Quoter;
+  /** The solvers suspended from quoting, and the solvers' records. */
+  standing: SolverStanding;
   routePolicy: RoutePolicy;
   orderCreator: OrderCreator;
   /** Encrypts what the service keeps secret at rest (webhook signing secrets). */

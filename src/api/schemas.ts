@@ -269,8 +269,25 @@ export const LiquidityEntry = Type.Object(
   { $id: 'LiquidityEntry' },
 );
 
+export const SolverRecordView = Type.Object(
+  {
+    matched: Type.Integer({ description: 'Orders matched to the solver in the last 30 days' }),
+    filled: Type.Integer({ description: 'Of those, orders whose destination it funded' }),
+    filled_late: Type.Integer({ description: "Funded more than solver_fund_within_seconds after the source's confirmations could have arrived" }),
+    unfilled: Type.Integer({ description: 'Confirmed sources it had to fund and did not, past that time' }),
+    median_seconds_to_fund: Type.Union([Type.Number(), Type.Null()], { description: "From the source's initiate block to the destination's; null with none funded" }),
+    suspended: Type.Boolean({ description: 'Suspended from quoting until the operator restores it' }),
+    suspended_reason: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'SolverRecord' },
+);
+
 export const Liquidity = Type.Object(
-  { solver_id: Type.String(), liquidity: Type.Array(Type.Ref('LiquidityEntry')) },
+  {
+    solver_id: Type.String(),
+    liquidity: Type.Array(Type.Ref('LiquidityEntry')),
+    record: Type.Optional(Type.Ref('SolverRecord', { description: "The solver's record (not in Garden's API)" })),
+  },
   { $id: 'Liquidity' },
 );
 
@@ -382,6 +399,7 @@ export const SHARED_SCHEMAS = [
   Initiate,
   Quote,
   LiquidityEntry,
+  SolverRecordView,
   Liquidity,
   EarningsEntry,
   AffiliateHistoryItem,

@@ -1,7 +1,8 @@
 // `hashlock solvers`: solvers the operator lets fill orders from outside the service, each with its own
 // solver key for the solver API (docs/api.md, "Solver API").
 import { InvalidArgumentError, type Command } from 'commander';
-import { listRegisteredSolvers, registerSolver, revokeSolver, SOLVER_ID_PATTERN } from '../store/solver-registry.ts';
+import { listSolvers, registerSolver, revokeSolver, SOLVER_ID_PATTERN } from '../store/solver-registry.ts';
+import { setSolverSuspended } from '../store/solver-records.ts';
 import { SOLVER_KEY_HEADER } from '../api/solver-auth.ts';
 import { withDatabase } from './database.ts';
 
@@ -45,14 +46,45 @@ export function registerSolversCommand(program: Command): void {
 
   solvers
     .command('list')
-    .description('the registered solvers and their proven addresses')
+    .description("every solver (the config's and the registered), its standing and its addresses")
     .option('-c, --config <file>', 'service config file (for the database location)')
     .action(async (opts: { config?: string }) => {
       await withDatabase(opts.config, async (db) => {
-        for (const s of await listRegisteredSolvers(db)) {
-          console.log(`${s.id} "${s.name}"${s.revoked ? ' (revoked)' : ''}`);
+        for (const s of await listSolvers(db)) {
+          const flags = [s.registered ? 'registered' : 'config', ...(s.revoked ? ['revoked'] : !s.active ? ['inactive'] : []), ...(s.suspendedReason ? [`suspended: ${s.suspendedReason}`] : [])];
+          console.log(`${s.id} "${s.name}" (${flags.join('; ')})`);
           for (const a of s.addresses) console.log(`  ${a.chain}: ${a.address}`);
         }
       });
     });
+
+  solvers
+    .command('suspend')
+    .description('suspend a solver from quoting (running instances apply it within 2 s); its matched orders go on')
+    .argument('<id>', 'the solver id')
+    .option('--reason <text>', 'why, shown in GET /v2/liquidity', 'suspended by the operator')
+    .option('-c, --config <file>', 'service config file (for the database location)')
+    .action(async (id: string, opts: { reason: string; config?: string }) => {
+      await withDatabase(opts.config, async (db) => {
+        if (!(await setSolverSuspended(db, id, opts.reason))) return noSolver(id);
+        console.log(`solver ${id} is suspended from quoting`);
+      });
+    });
+
+  solvers
+    .command('restore')
+    .description('let a suspended solver quote again; orders that fell due before now do not suspend it again')
+    .argument('<id>', 'the solver id')
+    .option('-c, --config <file>', 'service config file (for the database location)')
+    .action(async (id: string, opts: { config?: string }) => {
+      await withDatabase(opts.config, async (db) => {
+        if (!(await setSolverSuspended(db, id, null))) return noSolver(id);
+        console.log(`solver ${id} quotes again`);
+      });
+    });
+}
+
+function noSolver(id: string): void {
+  console.error(`no solver ${id}`);
+  process.exitCode = 1;
 }

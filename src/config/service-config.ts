@@ -147,6 +147,14 @@ export const ServiceConfigSchema = Type.Object(
     order_cache_ms: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'safety bound on how long an order stays in the read cache (changes invalidate it at once); 0 turns the cache off' }),
     ),
+    solver_fund_within_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 10,
+        maximum: 86_400,
+        description:
+          "how long a solver has to fund a destination once the source's confirmations could have arrived: funded later counts as late, and not funded by then suspends the solver from quoting until the operator restores it",
+      }),
+    ),
     rate_limit: Type.Optional(RateLimitSchema),
     trust_proxy: Type.Optional(
       Type.Union([Type.Boolean(), Type.String({ minLength: 1 })], {
@@ -212,6 +220,8 @@ export interface ServiceConfig {
   /** Private keys, from the environment only (never the config file). */
   keys: { relayer?: `0x${string}`; solver?: `0x${string}`; feeSigner?: `0x${string}` };
   orderCacheMs: number;
+  /** How long a solver has to fund a destination past the source's confirmations (src/store/solver-records.ts). */
+  solverFundWithinSeconds: number;
   /** Request limits per app key and per client address; undefined when the file turns them off. */
   rateLimits: RateLimits | undefined;
   trustProxy: boolean | string;
@@ -269,6 +279,7 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
       ...(env.HASHLOCK_FEE_SIGNER_KEY ? { feeSigner: privateKey(env.HASHLOCK_FEE_SIGNER_KEY, 'HASHLOCK_FEE_SIGNER_KEY') } : {}),
     },
     orderCacheMs: file.order_cache_ms ?? 60_000,
+    solverFundWithinSeconds: file.solver_fund_within_seconds ?? 300,
     eventStreams: {
       maxStreams: file.event_streams?.max_open ?? 10_000,
       maxPublicStreamsPerAddress: file.event_streams?.max_public_per_address ?? 50,

@@ -108,7 +108,7 @@ export class OrderCreator {
 
     let candidates: ReturnType<OrderCreator['candidates']>;
     try {
-      candidates = this.candidates(source, destination, slippage, fees, solverId);
+      candidates = this.candidates(source, destination, slippage, fees, await this.deps.quoter.quotingStrategies(source.asset, destination.asset, solverId));
     } catch (err) {
       // A replay must get its order even when prices have moved since.
       const existing = await findOrderByNonce(this.deps.db, app.id, nonce);
@@ -272,13 +272,8 @@ export class OrderCreator {
    * The solvers that would fill this order, best price first: each quotes the source amount, and
    * the asked destination amount may be at most `slippage` bips better for the client than that.
    */
-  private candidates(source: Side, destination: Side, slippage: number, fees: AffiliateFee[], solverId: string | undefined) {
+  private candidates(source: Side, destination: Side, slippage: number, fees: AffiliateFee[], strategies: readonly Strategy[]) {
     const { quoter } = this.deps;
-    let strategies = quoter.routeStrategies(source.asset, destination.asset);
-    if (solverId !== undefined) {
-      strategies = strategies.filter((s) => s.solverId === solverId);
-      if (strategies.length === 0) throw new AppError('no_route', `solver_id: solver ${shown(solverId)} does not quote ${source.asset.id} -> ${destination.asset.id}`);
-    }
     const prices = quoter.pricesOf(source.asset, destination.asset);
     const affiliateBips = fees.reduce((sum, f) => sum + f.fee, 0);
     const priced = strategies.map((strategy: Strategy) => ({

@@ -1,5 +1,5 @@
 import type { Asset } from '../chains/registry.ts';
-import { AppError } from '../errors.ts';
+import { AppError, shown } from '../errors.ts';
 import type { PriceSource } from './price-source.ts';
 import { RoutePolicy } from './route-policy.ts';
 import { sourceRange, type Strategy } from './strategies.ts';
@@ -69,6 +69,8 @@ export class Quoter {
     private readonly prices: PriceSource,
     private readonly available: AvailableLiquidity,
     readonly policy: RoutePolicy = RoutePolicy.open(),
+    /** The solvers suspended from quoting now (`src/solver/solver-standing.ts`); none by default. */
+    private readonly suspended: () => Promise<ReadonlySet<string>> = async () => new Set(),
   ) {}
 
   private strategiesFor(from: Asset, to: Asset): Strategy[] {
@@ -83,9 +85,28 @@ export class Quoter {
     return strategies;
   }
 
+  /**
+   * The strategies of a route whose solvers are not suspended; when every solver of the route is, a
+   * `no_route` that says so (`solverId`: only that solver's, refused when it quotes none or is suspended).
+   */
+  async quotingStrategies(from: Asset, to: Asset, solverId?: string): Promise<Strategy[]> {
+    let strategies = this.routeStrategies(from, to);
+    if (solverId !== undefined) {
+      strategies = strategies.filter((s) => s.solverId === solverId);
+      if (strategies.length === 0) throw new AppError('no_route', `solver_id: solver ${shown(solverId)} does not quote ${from.id} -> ${to.id}`);
+    }
+    const suspended = await this.suspended();
+    const quoting = strategies.filter((s) => !suspended.has(s.solverId));
+    if (quoting.length === 0) {
+      const ids = [...new Set(strategies.map((s) => s.solverId))].join(', ');
+      throw new AppError('no_route', `no solver quotes ${from.id} -> ${to.id} now: suspended for leaving a funded source unfilled (${ids})`);
+    }
+    return quoting;
+  }
+
   /** One quote per solver that can fill, best destination amount first; otherwise the reason why not. */
   async quote(req: QuoteRequest): Promise<SolverQuote[]> {
-    const strategies = this.routeStrategies(req.from, req.to);
+    const strategies = await this.quotingStrategies(req.from, req.to);
     const prices = this.pricesOf(req.from, req.to);
     const available = await this.available(req.to.id);
     const quotes: SolverQuote[] = [];

@@ -26,6 +26,7 @@ import * as m0017 from './migrations/0017_initiate_tx_hashes.ts';
 import * as m0018 from './migrations/0018_app_rate_limits.ts';
 import * as m0019 from './migrations/0019_record_watcher_poll.ts';
 import * as m0020 from './migrations/0020_registered_solvers.ts';
+import * as m0021 from './migrations/0021_solver_standing.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_app_rate_limits': m0018,
   '0019_record_watcher_poll': m0019,
   '0020_registered_solvers': m0020,
+  '0021_solver_standing': m0021,
 };
 
 const TEXT_TYPES = {

@@ -104,6 +104,10 @@ export const SCHEMA = {
     /** A registered solver's key, hashed (migration 0020); none: a solver of the config, run in-process. */
     key_hash: nullable(text()),
     revoked_at: nullable(timestamptz()),
+    /** Suspended from quoting (migration 0021): by `suspendOverdueSolvers` or the operator, until restored. */
+    suspended_at: nullable(timestamptz()),
+    suspended_reason: nullable(text()),
+    restored_at: nullable(timestamptz()),
   },
   solver_addresses: {
     solver_id: text(),

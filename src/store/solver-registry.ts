@@ -15,6 +15,18 @@ export interface RegisteredSolver {
   addresses: Array<{ chain: string; address: string; provenAt: string }>;
 }
 
+/** A solver as the operator lists it: of the config or registered, and its standing. */
+export interface SolverListing {
+  id: string;
+  name: string;
+  registered: boolean;
+  active: boolean;
+  revoked: boolean;
+  /** Why it is suspended from quoting; null when it is not. */
+  suspendedReason: string | null;
+  addresses: Array<{ chain: string; address: string }>;
+}
+
 /** A solver id names it in orders (`solver_id`) and in `GET /v2/liquidity`. */
 export const SOLVER_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
@@ -81,11 +93,24 @@ export async function registeredSolver(db: Db, id: string): Promise<RegisteredSo
   };
 }
 
-/** Every registered solver, oldest first. */
-export async function listRegisteredSolvers(db: Db): Promise<RegisteredSolver[]> {
-  const rows = await db.selectFrom('solvers').select('id').where('key_hash', 'is not', null).orderBy('created_at').orderBy('id').execute();
-  const solvers = await Promise.all(rows.map((r) => registeredSolver(db, r.id)));
-  return solvers.filter((s): s is RegisteredSolver => s !== undefined);
+/** Every solver, of the config and registered, oldest first, with its addresses (a registered solver's proven ones). */
+export async function listSolvers(db: Db): Promise<SolverListing[]> {
+  const rows = await db
+    .selectFrom('solvers')
+    .select(['id', 'name', 'is_active', 'key_hash', 'revoked_at', 'suspended_at', 'suspended_reason'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const addresses = await db.selectFrom('solver_addresses').select(['solver_id', 'chain', 'address', 'proven_at']).orderBy('chain').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    registered: r.key_hash !== null,
+    active: r.is_active,
+    revoked: r.revoked_at !== null,
+    suspendedReason: r.suspended_at === null ? null : (r.suspended_reason ?? 'suspended'),
+    addresses: addresses.filter((a) => a.solver_id === r.id && (r.key_hash === null || a.proven_at !== null)).map((a) => ({ chain: a.chain, address: a.address })),
+  }));
 }
 
 /** Records a registered solver's proven address on a chain, replacing the one it had there. */

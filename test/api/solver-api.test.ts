@@ -4,7 +4,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listLiquidity, syncSolvers } from '../../src/store/solvers.ts';
-import { listRegisteredSolvers, registerSolver, revokeSolver, solverAddressMessage } from '../../src/store/solver-registry.ts';
+import { listSolvers, registerSolver, revokeSolver, solverAddressMessage } from '../../src/store/solver-registry.ts';
 import { openTestApi, type TestApi } from '../helpers/api.ts';
 import { SOLVER } from '../helpers/fixtures.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -99,12 +99,13 @@ describeEachStore('solver API: registered solvers and their proven addresses', (
 
   test("syncing the config's solvers leaves the registered ones as they are", async () => {
     await syncSolvers(t.store.db, [SOLVER]);
-    const registered = await listRegisteredSolvers(t.store.db);
+    const listed = await listSolvers(t.store.db);
     assert.deepEqual(
-      registered.map((s) => [s.id, s.revoked, s.addresses.length]),
+      listed.map((s) => [s.id, s.registered, s.active, s.revoked, s.addresses.length]),
       [
-        ['maker-1', false, 2],
-        ['maker-2', true, 0],
+        [SOLVER.id, false, true, false, 3],
+        ['maker-1', true, false, false, 2],
+        ['maker-2', true, false, true, 0],
       ],
     );
     assert.equal((await call('GET', '/solver/v1/me')).status, 200);

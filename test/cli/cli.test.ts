@@ -331,9 +331,13 @@ test('hashlock solvers: register prints a key once, list shows the solver, revok
   const bad = run('register', '--id', 'Maker One', '--name', 'x');
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /--id.*a-z, 0-9/);
-  assert.match(run('list').stdout, /^maker-1 "Maker One"$/m);
+  assert.match(run('list').stdout, /^maker-1 "Maker One" \(registered; inactive\)$/m);
+  assert.equal(run('suspend', 'maker-1', '--reason', 'testing').status, 0);
+  assert.match(run('list').stdout, /^maker-1 "Maker One" \(registered; inactive; suspended: testing\)$/m);
+  assert.equal(run('restore', 'maker-1').status, 0);
   assert.equal(run('revoke', 'maker-1').status, 0);
-  assert.match(run('list').stdout, /^maker-1 "Maker One" \(revoked\)$/m);
+  assert.match(run('list').stdout, /^maker-1 "Maker One" \(registered; revoked\)$/m);
+  assert.equal(run('restore', 'nobody').status, 1);
   const unknown = run('revoke', 'nobody');
   assert.equal(unknown.status, 1);
   assert.match(unknown.stderr, /no registered solver nobody/);

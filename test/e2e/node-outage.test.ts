@@ -5,7 +5,8 @@
 //   out once the node is back; every swap completes;
 // - the destination down 90 s when the solver funds: every swap completes;
 // - the destination down 3 minutes: safety rule 2 no longer allows the funding, so it never happens,
-//   and the client's refund goes through once the source timelock runs out.
+//   and the client's refund goes through once the source timelock runs out; the solver, which left
+//   confirmed sources unfunded past its time (150 s here), is suspended from quoting until restored.
 // Nothing is funded or redeemed twice, and no job fails because a node was away.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
@@ -15,8 +16,10 @@ import { serviceForSuite, skipWithoutPostgres } from './service-process.ts';
 const SWAPS = 5;
 const LONG_OUTAGE_MS = Number(process.env.NODE_OUTAGE_SECONDS ?? 180) * 1_000;
 const SHORT_OUTAGE_MS = 90_000;
+// Past the 90 s outage, short of the long one with the pause after it.
+const FUND_WITHIN_SECONDS = 150;
 const skip = skipWithoutPostgres('the node outage tests');
-const suite = serviceForSuite({ proxied: true, database: 'hashlock_outage' }, skip);
+const suite = serviceForSuite({ proxied: true, database: 'hashlock_outage', config: { solver_fund_within_seconds: FUND_WITHIN_SECONDS } }, skip);
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -77,6 +80,18 @@ test(`the destination node down ${LONG_OUTAGE_MS / 1000} s: rule 2 no longer all
   assert.ok(now.every((s) => s === 'initiated'), `sources initiated, destinations never funded: ${now.join(', ')}`);
   const funded = await w.arb.client.getLogs({ address: w.arb.deployment.contracts.wbtcHtlc, fromBlock: arbFrom, toBlock: 'latest' });
   assert.equal(funded.length, 0, 'no destination HTLC event at all');
+  // Confirmed sources left unfunded past their time: the solver is suspended, and quotes leave it out.
+  const suspended = LONG_OUTAGE_MS / 1000 + 15 > FUND_WITHIN_SECONDS + 25;
+  if (suspended) {
+    const liquidity = await suite.service!.request('GET', '/v2/liquidity');
+    const record = liquidity.body.result[0].record;
+    assert.equal(record.suspended, true, JSON.stringify(record));
+    assert.equal(record.unfilled, SWAPS);
+    assert.match(record.suspended_reason, /left the confirmed source of order [0-9a-f]{64} unfunded past its due time/);
+    const quote = await suite.service!.request('GET', '/v2/quote?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=100000');
+    assert.deepEqual([quote.status, quote.body.code], [400, 'no_route'], JSON.stringify(quote.body));
+    assert.match(suite.service!.output(), /solver suspended from quoting/);
+  } else t.diagnostic(`an outage of ${LONG_OUTAGE_MS / 1000} s is too short to suspend the solver (${FUND_WITHIN_SECONDS} s)`);
   // The source timelock runs out (the test mines its blocks at once), and the client refunds.
   await w.refundAfterTimelock(suite.service!, ids, w.eth);
   t.diagnostic('every source refunded to the client; no destination was funded');

@@ -158,6 +158,8 @@ export interface WorldOptions {
   proxied?: boolean;
   litecoin?: boolean;
   solana?: boolean;
+  /** Settings of the service config over the dev config's. */
+  config?: Record<string, unknown>;
 }
 
 /**
@@ -257,6 +259,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
         ...(ltc ? [otherAccess(ltc, proxies.ltc)] : []),
         ...(sol ? [otherAccess(sol, proxies.sol)] : []),
       ]),
+      ...options.config,
     }),
   );
 
