@@ -166,7 +166,7 @@ export async function settlementRun(
 }
 
 /** The deployment of a local EVM chain of the dev service, as devnet.json records it. */
-function evmDeployment(dev: Dev, key: string): EvmDeployment {
+export function evmDeployment(dev: Dev, key: string): EvmDeployment {
   const record = dev.chains.find((c) => c.chain.key === key)!.record as { chain_id: number; rpc_url: string; contracts: EvmDeployment['contracts'] };
   return { chain: key, chainId: record.chain_id, rpcUrl: record.rpc_url, contracts: record.contracts };
 }

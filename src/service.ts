@@ -109,6 +109,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       logger: { level: config.logLevel },
       orderCacheMs: config.orderCacheMs,
       solverFundWithinSeconds: config.solverFundWithinSeconds,
+      solverQuoteDeadlineMs: config.solverQuoteDeadlineMs,
+      ...(config.solverMatchFirst ? { solverMatchFirst: config.solverMatchFirst } : {}),
       ...(config.rateLimits ? { rateLimits: config.rateLimits } : {}),
       trustProxy: config.trustProxy,
       eventStreams: config.eventStreams,

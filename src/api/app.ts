@@ -1,7 +1,7 @@
 import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ClaimSigner } from '../affiliates/claims.ts';
 import { systemClock, type Clock } from '../clock.ts';
@@ -13,7 +13,8 @@ import { OrderCache } from '../orders/order-cache.ts';
 import type { SecretBox } from '../orders/secret-box.ts';
 import type { SolverConfig } from '../config/service-config.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
-import { Quoter } from '../pricing/quote.ts';
+import { Quoter, type MatchFirst } from '../pricing/quote.ts';
+import { QuoteAuction } from '../pricing/quote-auction.ts';
 import { RoutePolicy } from '../pricing/route-policy.ts';
 import type { Strategy } from '../pricing/strategies.ts';
 import { OrderActions, type OrderActionsDeps } from '../relayer/order-actions.ts';
@@ -35,6 +36,7 @@ import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { liquidityRoutes } from './routes/liquidity.ts';
 import { solverApiRoutes } from './routes/solver-api.ts';
+import { solverQuoteRoutes } from './routes/solver-quotes.ts';
 import { orderListRoutes } from './routes/order-list.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { orderActionRoutes } from './routes/order-actions.ts';
@@ -88,6 +90,10 @@ export interface ApiOptions {
   solverStandingMs?: number;
   /** How long a solver has to fund a destination past the source's confirmations (default 300 s), for its record. */
   solverFundWithinSeconds?: number;
+  /** How long registered solvers have to answer a quote request (default 300 ms). */
+  solverQuoteDeadlineMs?: number;
+  /** The operator's match-first window: chosen registered solvers may take the best price (none by default). */
+  solverMatchFirst?: MatchFirst;
   /** Whether apps may register webhook endpoints on loopback, private or link-local addresses (default false). */
   webhooksAllowPrivateAddresses?: boolean;
   /** Order event streams: heartbeat, limits. */
@@ -137,7 +143,19 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const stopOrderCache = await orders.start(options.store);
   const routePolicy = options.routePolicy ?? RoutePolicy.open();
   const standing = new SolverStanding(db, { ttlMs: options.solverStandingMs, fundWithinSeconds: options.solverFundWithinSeconds, clock });
-  const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset), routePolicy, standing.suspended);
+  // Counted in the metrics once they are registered (below).
+  const quoteMetrics: { outcomes?: Counter<'solver' | 'outcome'> } = {};
+  const auction = new QuoteAuction({
+    deadlineMs: options.solverQuoteDeadlineMs,
+    clock,
+    onOutcome: (solver, outcome) => quoteMetrics.outcomes?.inc({ solver, outcome }),
+  });
+  const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset), {
+    policy: routePolicy,
+    suspended: standing.suspended,
+    auction,
+    ...(options.solverMatchFirst ? { matchFirst: options.solverMatchFirst } : {}),
+  });
   app.addHook('onClose', stopOrderCache);
   const events = new EventHub(db, { log: app.log, ...options.eventStreams });
   const stopEvents = await events.start(options.store);
@@ -146,6 +164,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const ctx: ApiContext = {
     db,
     clock,
+    auction,
     registry: options.registry,
     prices: options.prices,
     auth,
@@ -224,6 +243,20 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       this.set(events.openStreams);
     },
   });
+  quoteMetrics.outcomes = new Counter({
+    name: 'hashlock_solver_quote_requests_total',
+    help: 'Quote requests sent to registered solvers, by solver and outcome: answered (in time), unanswered, late (an answer refused after the deadline)',
+    labelNames: ['solver', 'outcome'],
+    registers: [metrics],
+  });
+  new Gauge({
+    name: 'hashlock_solver_quote_streams',
+    help: 'Registered solvers with a quote-request stream open on this instance',
+    registers: [metrics],
+    collect() {
+      this.set(auction.connectedSolvers);
+    },
+  });
   // The solvers' records (read at most every 10 s, a scan of their recent orders); none while the database is out of reach.
   const records = () => standing.records().catch(() => []);
   new Gauge({
@@ -272,6 +305,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   gardenRelayerRoutes(app, ctx);
   liquidityRoutes(app, ctx);
   solverApiRoutes(app, ctx);
+  solverQuoteRoutes(app, ctx);
   earningsRoutes(app, ctx);
   affiliateHistoryRoutes(app, ctx);
   webhookRoutes(app, ctx);

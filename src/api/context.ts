@@ -5,6 +5,7 @@ import type { ChainSigningOptions } from '../chains/chain-access.ts';
 import type { Registry } from '../chains/registry.ts';
 import type { PriceSource } from '../pricing/price-source.ts';
 import type { Quoter } from '../pricing/quote.ts';
+import type { QuoteAuction } from '../pricing/quote-auction.ts';
 import type { RoutePolicy } from '../pricing/route-policy.ts';
 import type { OrderCreator } from '../orders/create-order.ts';
 import type { OrderCache } from '../orders/order-cache.ts';
@@ -30,6 +31,8 @@ export interface ApiContext {
   /** Order event streams (Server-Sent Events). */
   events: EventHub;
   quoter: Quoter;
+  /** Quote requests to the registered solvers connected here, and their answers. */
+  auction: QuoteAuction;
   /** The solvers suspended from quoting, and the solvers' records. */
   standing: SolverStanding;
   routePolicy: RoutePolicy;

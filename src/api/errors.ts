@@ -29,6 +29,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   not_expired: 409,
   instant_refund_closed: 409,
   action_failed: 409,
+  quote_closed: 409,
   payload_too_large: 413,
   rate_limited: 429,
   headers_too_large: 431,

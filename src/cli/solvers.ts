@@ -23,7 +23,7 @@ export function registerSolversCommand(program: Command): void {
     .action(async (opts: { id: string; name: string; config?: string }) => {
       await withDatabase(opts.config, async (db) => {
         const { key } = await registerSolver(db, { id: opts.id, name: opts.name });
-        console.log(`registered solver ${opts.id} "${opts.name}"; it proves its addresses with PUT /solver/v1/addresses/{chain}`);
+        console.log(`registered solver ${opts.id} "${opts.name}"; it proves its addresses (PUT /solver/v1/addresses/{chain}), then registers its pairs (PUT /solver/v1/pairs) to compete for quotes`);
         console.log(`solver key (shown once; send it as the ${SOLVER_KEY_HEADER} header):\n${key}`);
       });
     });

@@ -155,6 +155,28 @@ export const ServiceConfigSchema = Type.Object(
           "how long a solver has to fund a destination once the source's confirmations could have arrived: funded later counts as late, and not funded by then suspends the solver from quoting until the operator restores it",
       }),
     ),
+    solver_match_first: Type.Optional(
+      Type.Object(
+        {
+          solvers: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+            maxItems: 100,
+            description: 'registered solver ids, highest rank first',
+          }),
+          window_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 5_000, description: 'how long they have to match (default 100)' })),
+        },
+        {
+          additionalProperties: false,
+          description: "registered solvers that may take the best price when another solver's answer is best: asked to match it within window_ms",
+        },
+      ),
+    ),
+    solver_quote_deadline_ms: Type.Optional(
+      Type.Integer({
+        minimum: 50,
+        maximum: 5_000,
+        description: 'how long registered solvers have to answer a quote request; a later answer is refused, and quotes and orders wait at most this long for answers',
+      }),
+    ),
     rate_limit: Type.Optional(RateLimitSchema),
     trust_proxy: Type.Optional(
       Type.Union([Type.Boolean(), Type.String({ minLength: 1 })], {
@@ -222,6 +244,10 @@ export interface ServiceConfig {
   orderCacheMs: number;
   /** How long a solver has to fund a destination past the source's confirmations (src/store/solver-records.ts). */
   solverFundWithinSeconds: number;
+  /** How long registered solvers have to answer a quote request (src/pricing/quote-auction.ts). */
+  solverQuoteDeadlineMs: number;
+  /** Registered solvers that may match the best price first (src/pricing/quote.ts `matchFirst`). */
+  solverMatchFirst: { solvers: string[]; windowMs: number } | undefined;
   /** Request limits per app key and per client address; undefined when the file turns them off. */
   rateLimits: RateLimits | undefined;
   trustProxy: boolean | string;
@@ -280,6 +306,10 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     },
     orderCacheMs: file.order_cache_ms ?? 60_000,
     solverFundWithinSeconds: file.solver_fund_within_seconds ?? 300,
+    solverQuoteDeadlineMs: file.solver_quote_deadline_ms ?? 300,
+    solverMatchFirst: file.solver_match_first
+      ? { solvers: file.solver_match_first.solvers, windowMs: file.solver_match_first.window_ms ?? 100 }
+      : undefined,
     eventStreams: {
       maxStreams: file.event_streams?.max_open ?? 10_000,
       maxPublicStreamsPerAddress: file.event_streams?.max_public_per_address ?? 50,

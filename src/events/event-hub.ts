@@ -11,6 +11,8 @@ export type StreamScope =
   | { orderId: string }
   /** The app's orders' new events (after `Last-Event-ID` when given), those `accept` lets through. */
   | { appId: string; accept?: (event: OrderEvent) => boolean | Promise<boolean> }
+  /** The events of the orders matched to a solver: new ones, or those after `Last-Event-ID`. */
+  | { solverId: string }
   /** Every order's new events (after `Last-Event-ID` when given). */
   | { all: true };
 
@@ -77,6 +79,20 @@ class Stream {
   }
 }
 
+/** Takes the reply over as a Server-Sent Events stream: its headers (no proxy buffering) and a 2 s reconnect delay. */
+export function openEventStream(reply: FastifyReply): ServerResponse {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+  });
+  res.write('retry: 2000\n\n');
+  return res;
+}
+
 /** The SSE frame of an event, encoded once however many streams carry it. */
 const frames = new WeakMap<OrderEvent, Buffer>();
 function frameOf(event: OrderEvent): Buffer {
@@ -99,6 +115,7 @@ export class EventHub {
   private readonly streams = new Set<Stream>();
   private readonly byOrder = new Map<string, Set<Stream>>();
   private readonly byApp = new Map<string, Set<Stream>>();
+  private readonly bySolver = new Map<string, Set<Stream>>();
   private readonly everyOrder = new Set<Stream>();
   private pulling: Promise<void> | undefined;
   private pullAgain = false;
@@ -160,15 +177,7 @@ export class EventHub {
     if (address !== undefined && (this.publicByAddress.get(address)?.size ?? 0) >= this.maxPublicPerAddress) {
       throw new AppError('rate_limited', `too many open event streams from ${address} (at most ${this.maxPublicPerAddress}); close one first`);
     }
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
-    });
-    res.write('retry: 2000\n\n');
+    const res = openEventStream(reply);
     const stream = new Stream(res, scope, this.maxUnreadBytes, address);
     this.add(stream);
     res.on('close', () => this.remove(stream));
@@ -196,6 +205,7 @@ export class EventHub {
         limit: PAGE,
         ...('orderId' in scope ? { orderId: scope.orderId } : {}),
         ...('appId' in scope ? { appId: scope.appId } : {}),
+        ...('solverId' in scope ? { solverId: scope.solverId } : {}),
       });
       for (const event of events) stream.send(event, frameOf(event));
       await stream.settled();
@@ -209,6 +219,7 @@ export class EventHub {
     const scope = stream.scope;
     if ('orderId' in scope) setOf(this.byOrder, scope.orderId).add(stream);
     else if ('appId' in scope) setOf(this.byApp, scope.appId).add(stream);
+    else if ('solverId' in scope) setOf(this.bySolver, scope.solverId).add(stream);
     else this.everyOrder.add(stream);
     if (stream.publicAddress !== undefined) setOf(this.publicByAddress, stream.publicAddress).add(stream);
   }
@@ -219,6 +230,7 @@ export class EventHub {
     const scope = stream.scope;
     if ('orderId' in scope) unsetOf(this.byOrder, scope.orderId, stream);
     else if ('appId' in scope) unsetOf(this.byApp, scope.appId, stream);
+    else if ('solverId' in scope) unsetOf(this.bySolver, scope.solverId, stream);
     else this.everyOrder.delete(stream);
     if (stream.publicAddress !== undefined) unsetOf(this.publicByAddress, stream.publicAddress, stream);
   }
@@ -255,6 +267,7 @@ export class EventHub {
     };
     this.byOrder.get(event.orderId)?.forEach(deliver);
     this.byApp.get(event.appId)?.forEach(deliver);
+    this.bySolver.get(event.solverId)?.forEach(deliver);
     this.everyOrder.forEach(deliver);
   }
 }

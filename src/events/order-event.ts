@@ -10,6 +10,8 @@ export interface OrderEvent {
   orderId: string;
   /** The app that created the order. */
   appId: string;
+  /** The solver matched to the order. */
+  solverId: string;
   status: OrderStatus;
   /** RFC 3339 UTC with microseconds. */
   createdAt: string;

@@ -84,7 +84,7 @@ export class OrderRecorder {
       const heads = await lockEventHeads(trx, ids);
       const events: NewOrderEvent[] = current
         .filter(({ order, status }) => heads.get(order.id) !== status)
-        .map(({ order, status }) => ({ orderId: order.id, appId: order.appId, status, orderJson: orderJson(order, status) }));
+        .map(({ order, status }) => ({ orderId: order.id, appId: order.appId, solverId: order.solverId, status, orderJson: orderJson(order, status) }));
       const appended = await appendOrderEvents(trx, events);
       for (const after of this.afterRecord) await after(trx, appended);
       return appended;

@@ -5,8 +5,10 @@ import type { FamilyHtlc, HtlcTerms, SigningOptions } from '../chains/family.ts'
 import type { Asset, Registry } from '../chains/registry.ts';
 import type { SolverConfig } from '../config/service-config.ts';
 import { AppError, conflict, invalid, shown } from '../errors.ts';
-import { destinationAmount, type Quoter } from '../pricing/quote.ts';
-import { sourceRange, type Strategy } from '../pricing/strategies.ts';
+import type { FirmAnswer } from '../pricing/quote-auction.ts';
+import { destinationAmount, noAnswer, type Quoter } from '../pricing/quote.ts';
+import { answerStrategy, sourceRange, type Strategy } from '../pricing/strategies.ts';
+import { registeredSolver } from '../store/solver-registry.ts';
 import type { App } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
 import { findOrderByNonce, writeOrder, type NewOrder, type OrderRecord } from '../store/orders.ts';
@@ -108,7 +110,18 @@ export class OrderCreator {
 
     let candidates: ReturnType<OrderCreator['candidates']>;
     try {
-      candidates = this.candidates(source, destination, slippage, fees, await this.deps.quoter.quotingStrategies(source.asset, destination.asset, solverId));
+      const { quoter } = this.deps;
+      const { strategies, external } = await quoter.competitors(source.asset, destination.asset, solverId);
+      const affiliateFeeBips = fees.reduce((sum, f) => sum + f.fee, 0);
+      const ask = { from: source.asset, to: destination.asset, sourceAmount: source.amount, affiliateFeeBips, purpose: 'order' as const };
+      candidates = this.candidates(source, destination, slippage, fees, strategies, await quoter.answers(ask, external));
+      const best = candidates[0]!;
+      const offer = { solverId: best.strategy.solverId, sourceAmount: source.amount, destinationAmount: best.quoted };
+      const match = await quoter.matchFirst(ask, offer, external);
+      if (match) {
+        const matched = { ...best, strategy: answerStrategy(match.solverId, source.asset, destination.asset), quoted: match.destinationAmount };
+        candidates = [matched, ...candidates.filter((c) => c.strategy.solverId !== match.solverId)];
+      }
     } catch (err) {
       // A replay must get its order even when prices have moved since.
       const existing = await findOrderByNonce(this.deps.db, app.id, nonce);
@@ -135,10 +148,16 @@ export class OrderCreator {
     const deadline = BigInt(now + (chainAdapter(source.asset.chain)?.sourceDeadlineSeconds ?? DEADLINE_SECONDS));
     let lastError: AppError | undefined;
     for (const candidate of candidates) {
-      const solver = this.solvers.get(candidate.strategy.solverId)!;
+      const solverId = candidate.strategy.solverId;
+      const addresses = await this.addressesOf(solverId);
+      const solverParty = (side: Side) => normalizeParty(side.asset.chain, addresses[side.asset.chain.key] ?? '');
+      if (!solverParty(source) || !solverParty(destination)) {
+        lastError ??= new AppError('no_route', `solver ${solverId} has no address on ${source.asset.chain.key} or ${destination.asset.chain.key} now`);
+        continue;
+      }
       const userKey = (side: Side) => side.delegate ?? serviceKey?.party ?? '';
       const party = (side: Side, who: 'user' | 'solver') => {
-        if (who === 'solver') return normalizeParty(side.asset.chain, solver.addresses[side.asset.chain.key] ?? '')!;
+        if (who === 'solver') return solverParty(side)!;
         return scriptKeysOf(side.asset.chain) ? userKey(side) : side.owner;
       };
       const sourceTerms: HtlcTerms = {
@@ -163,7 +182,7 @@ export class OrderCreator {
         id: orderId,
         appId: app.id,
         nonce,
-        solverId: solver.id,
+        solverId,
         integrator: app.name,
         version,
         slippage,
@@ -183,7 +202,7 @@ export class OrderCreator {
         quote: { feeBips: candidate.strategy.feeBips, fixedFee: candidate.strategy.fixedFeeUsd, estimatedTime: candidate.strategy.estimatedTime },
       };
       try {
-        const reservation = { solverId: solver.id, asset: destination.asset.id, amount: destination.amount };
+        const reservation = { solverId, asset: destination.asset.id, amount: destination.amount };
         if (await writeOrder(this.deps.db, order, reservation)) return { created: true, result: { order_id: orderId, ...signing } };
         lastError = new AppError('insufficient_liquidity', `insufficient liquidity: no solver can pay ${destination.amount} ${destination.asset.id} now`);
       } catch (err) {
@@ -272,16 +291,16 @@ export class OrderCreator {
    * The solvers that would fill this order, best price first: each quotes the source amount, and
    * the asked destination amount may be at most `slippage` bips better for the client than that.
    */
-  private candidates(source: Side, destination: Side, slippage: number, fees: AffiliateFee[], strategies: readonly Strategy[]) {
+  private candidates(source: Side, destination: Side, slippage: number, fees: AffiliateFee[], strategies: readonly Strategy[], answers: readonly FirmAnswer[]) {
     const { quoter } = this.deps;
     const prices = quoter.pricesOf(source.asset, destination.asset);
     const affiliateBips = fees.reduce((sum, f) => sum + f.fee, 0);
-    const priced = strategies.map((strategy: Strategy) => ({
-      strategy,
-      quoted: destinationAmount(strategy, source.amount, prices, affiliateBips),
-      sourcePrice: Number(prices.source) / 1e6,
-      destinationPrice: Number(prices.destination) / 1e6,
-    }));
+    const atPrices = { sourcePrice: Number(prices.source) / 1e6, destinationPrice: Number(prices.destination) / 1e6 };
+    const priced = [
+      ...strategies.map((strategy: Strategy) => ({ strategy, quoted: destinationAmount(strategy, source.amount, prices, affiliateBips), ...atPrices })),
+      ...answers.map((a) => ({ strategy: answerStrategy(a.solverId, source.asset, destination.asset), quoted: a.destinationAmount, ...atPrices })),
+    ];
+    if (priced.length === 0) throw noAnswer(source.asset, destination.asset, quoter.auction);
     const inRange = priced.filter(({ strategy }) => {
       const { min, max } = sourceRange(strategy);
       return source.amount >= min && source.amount <= max;
@@ -300,6 +319,14 @@ export class OrderCreator {
       );
     }
     return acceptable.sort((a, b) => (b.quoted > a.quoted ? 1 : b.quoted < a.quoted ? -1 : 0));
+  }
+
+  /** A solver's address per chain: of the config for an in-process solver, else its proven ones. */
+  private async addressesOf(solverId: string): Promise<Record<string, string>> {
+    const configured = this.solvers.get(solverId);
+    if (configured) return configured.addresses;
+    const registered = await registeredSolver(this.deps.db, solverId);
+    return Object.fromEntries((registered?.addresses ?? []).map((a) => [a.chain, a.address]));
   }
 
   /** Fee bips of the source amount, paid in the fee asset at order-time prices. */

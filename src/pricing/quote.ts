@@ -2,7 +2,8 @@ import type { Asset } from '../chains/registry.ts';
 import { AppError, shown } from '../errors.ts';
 import type { PriceSource } from './price-source.ts';
 import { RoutePolicy } from './route-policy.ts';
-import { sourceRange, type Strategy } from './strategies.ts';
+import type { FirmAnswer, QuoteAsk, QuoteAuction } from './quote-auction.ts';
+import { answerStrategy, sourceRange, type Strategy } from './strategies.ts';
 
 const BIPS = 10_000n;
 
@@ -59,87 +60,146 @@ export function sourceAmountFor(s: Strategy, wanted: bigint, prices: Prices, aff
   return source;
 }
 
+/** The operator's match-first rule: these registered solvers, highest rank first, may take the best price. */
+export interface MatchFirst {
+  solvers: readonly string[];
+  /** How long they have to match it. */
+  windowMs: number;
+}
+
+export interface QuoterOptions {
+  policy?: RoutePolicy;
+  /** The solvers suspended from quoting now, with why (`src/solver/solver-standing.ts`); none by default. */
+  suspended?: () => Promise<ReadonlyMap<string, string>>;
+  /** Quote requests to registered solvers; none: the in-process strategies alone. */
+  auction?: QuoteAuction;
+  matchFirst?: MatchFirst;
+}
+
+/** Who competes for a pair now: the in-process solvers' strategies and the connected registered solvers. */
+export interface Competitors {
+  strategies: Strategy[];
+  /** Registered solvers to send the quote request to (`QuoteAuction.serving`). */
+  external: string[];
+}
+
 /**
- * Prices pairs from the solvers' strategies, on the routes the route policy allows; the API's
- * `GET /v2/quote` and order creation use it.
+ * Prices pairs: from the in-process solvers' strategies and from the firm answers of the registered
+ * solvers connected to the auction, on the routes the route policy allows. The API's `GET /v2/quote`,
+ * `POST /v3/quote` and order creation use it.
  */
 export class Quoter {
+  private readonly policy: RoutePolicy;
+  private readonly suspended: () => Promise<ReadonlyMap<string, string>>;
+  readonly auction: QuoteAuction | undefined;
+  private readonly matchFirstRule: MatchFirst | undefined;
+
   constructor(
     private readonly strategies: readonly Strategy[],
     private readonly prices: PriceSource,
     private readonly available: AvailableLiquidity,
-    readonly policy: RoutePolicy = RoutePolicy.open(),
-    /** The solvers suspended from quoting now (`src/solver/solver-standing.ts`); none by default. */
-    private readonly suspended: () => Promise<ReadonlySet<string>> = async () => new Set(),
-  ) {}
-
-  private strategiesFor(from: Asset, to: Asset): Strategy[] {
-    return this.strategies.filter((s) => s.from.id === from.id && s.to.id === to.id);
-  }
-
-  /** The strategies of a route; refuses a pair no solver quotes, or one the route policy forbids. */
-  routeStrategies(from: Asset, to: Asset): Strategy[] {
-    const strategies = this.strategiesFor(from, to);
-    if (strategies.length === 0) throw new AppError('no_route', `no order pair found for ${from.id} -> ${to.id}`);
-    this.policy.check(from, to);
-    return strategies;
+    options: QuoterOptions = {},
+  ) {
+    this.policy = options.policy ?? RoutePolicy.open();
+    this.suspended = options.suspended ?? (async () => new Map());
+    this.auction = options.auction;
+    this.matchFirstRule = options.matchFirst && options.matchFirst.solvers.length > 0 ? options.matchFirst : undefined;
   }
 
   /**
-   * The strategies of a route whose solvers are not suspended; when every solver of the route is, a
-   * `no_route` that says so (`solverId`: only that solver's, refused when it quotes none or is suspended).
+   * The strategies and registered solvers that compete for a route now, suspended solvers left out.
+   * Refuses (`no_route`) a pair no solver serves, one the route policy forbids, and one whose every
+   * solver is suspended, saying why; `solverId` restricts the competition to that solver.
    */
-  async quotingStrategies(from: Asset, to: Asset, solverId?: string): Promise<Strategy[]> {
-    let strategies = this.routeStrategies(from, to);
+  async competitors(from: Asset, to: Asset, solverId?: string): Promise<Competitors> {
+    let strategies = this.strategies.filter((s) => s.from.id === from.id && s.to.id === to.id);
+    let external = this.auction?.serving(from, to) ?? [];
+    if (strategies.length === 0 && external.length === 0) throw new AppError('no_route', `no order pair found for ${from.id} -> ${to.id}`);
+    this.policy.check(from, to);
     if (solverId !== undefined) {
       strategies = strategies.filter((s) => s.solverId === solverId);
-      if (strategies.length === 0) throw new AppError('no_route', `solver_id: solver ${shown(solverId)} does not quote ${from.id} -> ${to.id}`);
+      external = external.filter((id) => id === solverId);
+      if (strategies.length === 0 && external.length === 0) {
+        throw new AppError('no_route', `solver_id: solver ${shown(solverId)} does not quote ${from.id} -> ${to.id}`);
+      }
     }
     const suspended = await this.suspended();
-    const quoting = strategies.filter((s) => !suspended.has(s.solverId));
-    if (quoting.length === 0) {
-      const ids = [...new Set(strategies.map((s) => s.solverId))].join(', ');
-      throw new AppError('no_route', `no solver quotes ${from.id} -> ${to.id} now: suspended for leaving a funded source unfilled (${ids})`);
+    const quoting = { strategies: strategies.filter((s) => !suspended.has(s.solverId)), external: external.filter((id) => !suspended.has(id)) };
+    if (quoting.strategies.length === 0 && quoting.external.length === 0) {
+      const why = [...new Set([...strategies.map((s) => s.solverId), ...external])].map((id) => `${id}: ${suspended.get(id)}`).join('; ');
+      throw new AppError('no_route', `no solver quotes ${from.id} -> ${to.id} now: suspended (${why})`);
     }
     return quoting;
   }
 
+  /** The firm answers of the registered solvers asked, those in time (none without an auction). */
+  async answers(ask: QuoteAsk, solverIds: readonly string[]): Promise<FirmAnswer[]> {
+    return this.auction && solverIds.length > 0 ? this.auction.ask(ask, solverIds) : [];
+  }
+
+  /**
+   * The operator's match-first window: when the best price is not a chosen solver's, the chosen ones
+   * among `external` (connected and serving the pair) are asked to match it within the window; the
+   * highest-ranked that answers at least as well takes it. Undefined when none does (or none applies).
+   */
+  async matchFirst(ask: QuoteAsk, best: { solverId: string; sourceAmount: bigint; destinationAmount: bigint }, external: readonly string[]): Promise<FirmAnswer | undefined> {
+    const rule = this.matchFirstRule;
+    if (!rule || !this.auction || rule.solvers.includes(best.solverId)) return undefined;
+    const chosen = rule.solvers.filter((id) => external.includes(id));
+    if (chosen.length === 0) return undefined;
+    const answers = await this.auction.ask(ask, chosen, { match: best, windowMs: rule.windowMs });
+    const matching = answers.filter((a) =>
+      ask.sourceAmount !== undefined ? a.destinationAmount >= best.destinationAmount : a.sourceAmount <= best.sourceAmount,
+    );
+    return chosen.map((id) => matching.find((a) => a.solverId === id)).find((a) => a !== undefined);
+  }
+
   /** One quote per solver that can fill, best destination amount first; otherwise the reason why not. */
   async quote(req: QuoteRequest): Promise<SolverQuote[]> {
-    const strategies = await this.quotingStrategies(req.from, req.to);
+    const { strategies, external } = await this.competitors(req.from, req.to);
     const prices = this.pricesOf(req.from, req.to);
-    const available = await this.available(req.to.id);
-    const quotes: SolverQuote[] = [];
+    const ask: QuoteAsk = {
+      from: req.from,
+      to: req.to,
+      ...(req.fromAmount !== undefined ? { sourceAmount: req.fromAmount } : { destinationAmount: req.toAmount! }),
+      affiliateFeeBips: req.affiliateFeeBips,
+      purpose: 'quote',
+    };
+    const [available, answers] = await Promise.all([this.available(req.to.id), this.answers(ask, external)]);
+    const priced = [
+      ...strategies.map((s) => {
+        const sourceAmount = req.fromAmount ?? sourceAmountFor(s, req.toAmount!, prices, req.affiliateFeeBips);
+        return { strategy: s, sourceAmount, destination: req.toAmount ?? destinationAmount(s, sourceAmount, prices, req.affiliateFeeBips) };
+      }),
+      ...answers.map((a) => ({ strategy: answerStrategy(a.solverId, req.from, req.to), sourceAmount: a.sourceAmount, destination: a.destinationAmount })),
+    ];
     let outOfRange: AppError | undefined;
     let short: AppError | undefined;
-    for (const s of strategies) {
-      const sourceAmount = req.fromAmount ?? sourceAmountFor(s, req.toAmount!, prices, req.affiliateFeeBips);
-      const destination = req.toAmount ?? destinationAmount(s, sourceAmount, prices, req.affiliateFeeBips);
+    const honoured = ({ strategy: s, sourceAmount, destination }: (typeof priced)[number]): SolverQuote | undefined => {
       const { min, max } = sourceRange(s);
       if (sourceAmount < min || sourceAmount > max || destination <= 0n) {
         outOfRange ??= new AppError('amount_out_of_range', `expected amount to be within the range of ${min} to ${max} (${req.from.id} base units)`);
-        continue;
+        return undefined;
       }
       const left = available.get(s.solverId) ?? 0n;
       if (destination > left) {
         short ??= new AppError('insufficient_liquidity', `insufficient liquidity: at most ${left} ${req.to.id} base units available`);
-        continue;
+        return undefined;
       }
-      quotes.push({
-        strategy: s,
-        sourceAmount,
-        destinationAmount: destination,
-        sourcePrice: Number(prices.source) / 1e6,
-        destinationPrice: Number(prices.destination) / 1e6,
-      });
-    }
-    if (quotes.length === 0) throw (outOfRange ?? short)!;
+      return { strategy: s, sourceAmount, destinationAmount: destination, sourcePrice: Number(prices.source) / 1e6, destinationPrice: Number(prices.destination) / 1e6 };
+    };
+    const answerEntry = (a: FirmAnswer) => ({ strategy: answerStrategy(a.solverId, req.from, req.to), sourceAmount: a.sourceAmount, destination: a.destinationAmount });
+    const quotes = priced.map(honoured).filter((q) => q !== undefined);
+    if (quotes.length === 0) throw outOfRange ?? short ?? noAnswer(req.from, req.to, this.auction);
     // Best for the client first: most received for a given amount, least paid for a wanted one.
-    return quotes.sort((a, b) =>
-      req.fromAmount !== undefined
-        ? Number(b.destinationAmount - a.destinationAmount)
-        : Number(a.sourceAmount - b.sourceAmount),
+    quotes.sort((a, b) =>
+      req.fromAmount !== undefined ? Number(b.destinationAmount - a.destinationAmount) : Number(a.sourceAmount - b.sourceAmount),
     );
+    const best = quotes[0]!;
+    const match = await this.matchFirst(ask, { solverId: best.strategy.solverId, sourceAmount: best.sourceAmount, destinationAmount: best.destinationAmount }, external);
+    const matched = match && honoured(answerEntry(match));
+    if (!matched) return quotes;
+    return [matched, ...quotes.filter((q) => q.strategy.solverId !== matched.strategy.solverId)];
   }
 
   pricesOf(from: Asset, to: Asset): Prices {
@@ -153,3 +213,8 @@ export class Quoter {
   }
 }
 
+
+/** The refusal when only registered solvers serve a pair and none answered in time. */
+export function noAnswer(from: Asset, to: Asset, auction: QuoteAuction | undefined): AppError {
+  return new AppError('no_route', `no solver answered a quote request for ${from.id} -> ${to.id} within ${auction?.deadlineMs ?? 0} ms`);
+}

@@ -43,6 +43,25 @@ function defaultEstimatedTime(from: Asset, to: Asset): number {
   return Math.ceil((source + 2 * to.chain.blockTimeMs) / 1000) + 5;
 }
 
+/**
+ * The terms a registered solver's firm answer is shown and matched with: its price is all in the
+ * answered amounts (no fee, spread or fixed fee on top), within the source asset's bounds.
+ */
+export function answerStrategy(solverId: string, from: Asset, to: Asset): Strategy {
+  return {
+    solverId,
+    from,
+    to,
+    feeBips: 0,
+    fixedFeeMicroUsd: 0n,
+    fixedFeeUsd: '0',
+    spreadBips: 0,
+    minAmount: from.minAmount,
+    maxAmount: from.maxAmount,
+    estimatedTime: defaultEstimatedTime(from, to),
+  };
+}
+
 /** Expands the configured strategies into one per (solver, from, to), checked against the registry. */
 export function buildStrategies(configs: readonly StrategyConfig[], solvers: readonly SolverConfig[], registry: Registry): Strategy[] {
   const solverIds = new Set(solvers.map((s) => s.id));

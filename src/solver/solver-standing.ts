@@ -1,6 +1,6 @@
 import { systemClock, unixSeconds, type Clock } from '../clock.ts';
 import type { Db } from '../store/database.ts';
-import { solverRecords, suspendedSolverIds, type SolverRecord } from '../store/solver-records.ts';
+import { solverRecords, suspendedSolvers, type SolverRecord } from '../store/solver-records.ts';
 
 /** How long the solvers' records (a scan of their recent orders) are served before they are read again. */
 const RECORDS_TTL_MS = 10_000;
@@ -37,13 +37,13 @@ class CachedRead<T> {
  * metrics, read at most every 10 s.
  */
 export class SolverStanding {
-  private readonly suspendedIds: CachedRead<ReadonlySet<string>>;
+  private readonly suspendedIds: CachedRead<ReadonlyMap<string, string>>;
   private readonly recordsRead: CachedRead<SolverRecord[]>;
 
   constructor(db: Db, options: { ttlMs?: number; fundWithinSeconds?: number; clock?: Clock } = {}) {
     const clock = options.clock ?? systemClock;
     const ttlMs = options.ttlMs ?? 2_000;
-    this.suspendedIds = new CachedRead(() => suspendedSolverIds(db), ttlMs, clock);
+    this.suspendedIds = new CachedRead(() => suspendedSolvers(db), ttlMs, clock);
     this.recordsRead = new CachedRead(
       () => solverRecords(db, { nowUnix: unixSeconds(clock), fundWithinSeconds: options.fundWithinSeconds ?? 300 }),
       Math.min(ttlMs * 5, RECORDS_TTL_MS),
@@ -51,7 +51,8 @@ export class SolverStanding {
     );
   }
 
-  readonly suspended = (): Promise<ReadonlySet<string>> => this.suspendedIds.get();
+  /** The suspended solvers' ids, each with the reason it was suspended for. */
+  readonly suspended = (): Promise<ReadonlyMap<string, string>> => this.suspendedIds.get();
 
   readonly records = (): Promise<SolverRecord[]> => this.recordsRead.get();
 }

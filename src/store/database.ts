@@ -27,6 +27,7 @@ import * as m0018 from './migrations/0018_app_rate_limits.ts';
 import * as m0019 from './migrations/0019_record_watcher_poll.ts';
 import * as m0020 from './migrations/0020_registered_solvers.ts';
 import * as m0021 from './migrations/0021_solver_standing.ts';
+import * as m0022 from './migrations/0022_solver_quotes.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019_record_watcher_poll': m0019,
   '0020_registered_solvers': m0020,
   '0021_solver_standing': m0021,
+  '0022_solver_quotes': m0022,
 };
 
 const TEXT_TYPES = {

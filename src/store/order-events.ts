@@ -11,12 +11,14 @@ interface EventRow {
   status: string;
   created_at: string;
   order_json: string;
+  solver_id: string | null;
 }
 
 const eventOfRow = (r: EventRow): OrderEvent => ({
   id: r.id,
   orderId: r.order_id,
   appId: r.app_id,
+  solverId: r.solver_id ?? '',
   status: r.status as OrderStatus,
   createdAt: toRfc3339Micro(r.created_at),
   orderJson: r.order_json,
@@ -27,6 +29,7 @@ export interface EventsQuery {
   afterId: string;
   orderId?: string | undefined;
   appId?: string | undefined;
+  solverId?: string | undefined;
   limit: number;
 }
 
@@ -40,6 +43,7 @@ export async function eventsAfter(db: Db, q: EventsQuery): Promise<OrderEvent[]>
     .limit(q.limit);
   if (q.orderId !== undefined) query = query.where('order_id', '=', q.orderId);
   if (q.appId !== undefined) query = query.where('app_id', '=', q.appId);
+  if (q.solverId !== undefined) query = query.where('solver_id', '=', q.solverId);
   return (await query.execute()).map(eventOfRow);
 }
 
@@ -88,6 +92,7 @@ export async function lockEventHeads(trx: Db, orderIds: readonly string[]): Prom
 export interface NewOrderEvent {
   orderId: string;
   appId: string;
+  solverId: string;
   status: OrderStatus;
   orderJson: string;
 }
@@ -102,10 +107,10 @@ export async function appendOrderEvents(trx: Db, events: readonly NewOrderEvent[
   // Identical notifications of one transaction are delivered once: one per append.
   const { rows } = await sql<EventRow>`
     with ev as (
-      insert into order_events (order_id, app_id, status, order_json)
-      select e.order_id, e.app_id, e.status, e.order_json
-      from unnest(${column((e) => e.orderId)}::text[], ${column((e) => e.appId)}::text[], ${column((e) => e.status)}::text[],
-        ${column((e) => e.orderJson)}::text[]) with ordinality as e(order_id, app_id, status, order_json, n)
+      insert into order_events (order_id, app_id, solver_id, status, order_json)
+      select e.order_id, e.app_id, e.solver_id, e.status, e.order_json
+      from unnest(${column((e) => e.orderId)}::text[], ${column((e) => e.appId)}::text[], ${column((e) => e.solverId)}::text[],
+        ${column((e) => e.status)}::text[], ${column((e) => e.orderJson)}::text[]) with ordinality as e(order_id, app_id, solver_id, status, order_json, n)
       order by e.n
       returning *
     ), heads as (
@@ -113,7 +118,7 @@ export async function appendOrderEvents(trx: Db, events: readonly NewOrderEvent[
       select order_id, status, id from ev
       on conflict (order_id) do update set status = excluded.status, event_id = excluded.event_id
     )
-    select ev.id, ev.order_id, ev.app_id, ev.status, ev.created_at, ev.order_json,
+    select ev.id, ev.order_id, ev.app_id, ev.solver_id, ev.status, ev.created_at, ev.order_json,
       pg_notify(${ORDER_EVENT_CHANNEL}, (max(ev.id) over ())::text)::text as notified
     from ev order by ev.id
   `.execute(trx);

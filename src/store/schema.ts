@@ -117,6 +117,12 @@ export const SCHEMA = {
     proof: nullable(text()),
     proven_at: nullable(timestamptz()),
   },
+  /** The pairs a registered solver answers quote requests for (migration 0022). */
+  solver_pairs: {
+    solver_id: text(),
+    source_asset: text(),
+    destination_asset: text(),
+  },
   solver_balances: {
     solver_id: text(),
     asset: text(),
@@ -296,6 +302,8 @@ export const SCHEMA = {
     created_at: withDefault(timestamptz()),
     /** The order as the order read showed it when the event was recorded. */
     order_json: text(),
+    /** The order's solver (migration 0022): what a solver's stream of its matched orders follows. */
+    solver_id: nullable(text()),
   },
   order_event_heads: {
     order_id: text(),

@@ -118,7 +118,7 @@ export async function setSolverSuspended(db: Db, solverId: string, reason: strin
 }
 
 /** The solvers suspended from quoting now. */
-export async function suspendedSolverIds(db: Db): Promise<Set<string>> {
-  const rows = await db.selectFrom('solvers').select('id').where('suspended_at', 'is not', null).execute();
-  return new Set(rows.map((r) => r.id));
+export async function suspendedSolvers(db: Db): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('solvers').select(['id', 'suspended_reason']).where('suspended_at', 'is not', null).execute();
+  return new Map(rows.map((r) => [r.id, r.suspended_reason ?? 'suspended by the operator']));
 }

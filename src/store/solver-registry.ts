@@ -13,6 +13,8 @@ export interface RegisteredSolver {
   name: string;
   revoked: boolean;
   addresses: Array<{ chain: string; address: string; provenAt: string }>;
+  /** The pairs it answers quote requests for: [source asset, destination asset]. */
+  pairs: Array<[string, string]>;
 }
 
 /** A solver as the operator lists it: of the config or registered, and its standing. */
@@ -37,8 +39,7 @@ export function solverAddressMessage(solverId: string, chain: string, address: s
 
 /**
  * Registers a solver and returns its key; a taken id (registered or of the config) is a conflict. It is
- * inactive (in no quote, order or liquidity listing) until it can fill orders: solvers outside the
- * service do not yet receive quote requests (issue 26's next step).
+ * inactive (in no quote, order or liquidity listing) until it registers the pairs it serves.
  */
 export async function registerSolver(db: Db, input: { id: string; name: string }): Promise<{ key: string }> {
   const key = generateApiKey();
@@ -65,32 +66,59 @@ export async function revokeSolver(db: Db, id: string): Promise<boolean> {
 /** The registered, unrevoked solver a key belongs to. */
 export async function findSolverByKey(db: Db, key: string): Promise<RegisteredSolver | undefined> {
   if (!API_KEY_PATTERN.test(key)) return undefined;
-  const row = await db
-    .selectFrom('solvers')
-    .select(['id'])
-    .where('key_hash', '=', hashApiKey(key))
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return row ? registeredSolver(db, row.id) : undefined;
+  return registeredWhere(db, 'key_hash', hashApiKey(key), true);
 }
 
-/** A registered solver with its proven addresses, revoked or not. */
+/** A registered solver with its proven addresses and its pairs, revoked or not. */
 export async function registeredSolver(db: Db, id: string): Promise<RegisteredSolver | undefined> {
-  const row = await db.selectFrom('solvers').select(['id', 'name', 'revoked_at']).where('id', '=', id).where('key_hash', 'is not', null).executeTakeFirst();
+  return registeredWhere(db, 'id', id, false);
+}
+
+async function registeredWhere(db: Db, column: 'id' | 'key_hash', value: string, unrevokedOnly: boolean): Promise<RegisteredSolver | undefined> {
+  let query = db.selectFrom('solvers').select(['id', 'name', 'revoked_at']).where(column, '=', value).where('key_hash', 'is not', null);
+  if (unrevokedOnly) query = query.where('revoked_at', 'is', null);
+  const row = await query.executeTakeFirst();
   if (!row) return undefined;
-  const addresses = await db
-    .selectFrom('solver_addresses')
-    .select(['chain', 'address', 'proven_at'])
-    .where('solver_id', '=', id)
-    .where('proven_at', 'is not', null)
-    .orderBy('chain')
-    .execute();
+  const [addresses, pairs] = await Promise.all([
+    db.selectFrom('solver_addresses').select(['chain', 'address', 'proven_at']).where('solver_id', '=', row.id).where('proven_at', 'is not', null).orderBy('chain').execute(),
+    solverPairs(db, row.id),
+  ]);
   return {
     id: row.id,
     name: row.name,
     revoked: row.revoked_at !== null,
     addresses: addresses.map((a) => ({ chain: a.chain, address: a.address, provenAt: a.proven_at! })),
+    pairs,
   };
+}
+
+/** The pairs a registered solver answers quote requests for, as [source asset, destination asset]. */
+export async function solverPairs(db: Db, solverId: string): Promise<Array<[string, string]>> {
+  const rows = await db
+    .selectFrom('solver_pairs')
+    .select(['source_asset', 'destination_asset'])
+    .where('solver_id', '=', solverId)
+    .orderBy('source_asset')
+    .orderBy('destination_asset')
+    .execute();
+  return rows.map((r) => [r.source_asset, r.destination_asset]);
+}
+
+/**
+ * Replaces a registered solver's pairs. With pairs it is active: its balances are read and it competes
+ * for quotes while connected; with none it is not.
+ */
+export async function setSolverPairs(db: Db, solverId: string, pairs: ReadonlyArray<readonly [string, string]>): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom('solver_pairs').where('solver_id', '=', solverId).execute();
+    if (pairs.length > 0) {
+      await tx
+        .insertInto('solver_pairs')
+        .values(pairs.map(([from, to]) => ({ solver_id: solverId, source_asset: from, destination_asset: to })))
+        .execute();
+    }
+    await tx.updateTable('solvers').set({ is_active: pairs.length > 0 }).where('id', '=', solverId).where('revoked_at', 'is', null).execute();
+  });
 }
 
 /** Every solver, of the config and registered, oldest first, with its addresses (a registered solver's proven ones). */

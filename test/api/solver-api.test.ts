@@ -32,7 +32,7 @@ describeEachStore('solver API: registered solvers and their proven addresses', (
 
   test('a solver proves an EVM address and a Solana address, and reads them back', async () => {
     const me = await call('GET', '/solver/v1/me');
-    assert.deepEqual(me, { status: 200, body: { status: 'Ok', result: { id: 'maker-1', name: 'Maker One', addresses: [] } } });
+    assert.deepEqual(me, { status: 200, body: { status: 'Ok', result: { id: 'maker-1', name: 'Maker One', addresses: [], pairs: [] } } });
 
     const put = await call('PUT', '/solver/v1/addresses/ethereum_localnet', await evmProof('ethereum_localnet'));
     assert.equal(put.status, 200, JSON.stringify(put.body));

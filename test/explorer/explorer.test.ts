@@ -8,19 +8,18 @@
 // EXPLORER_SCREENSHOT=1 rewrites docs/explorer.png with the finished swap's order page.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createWalletClient, createPublicClient, http, type Address, type Hex } from 'viem';
-import { DEV_CONFIG_PATH, loadServiceConfig, type ServiceConfig } from '../../src/config/service-config.ts';
 import { devAccount } from '../../src/localnet/accounts.ts';
 import { startDev, type Dev } from '../../src/localnet/dev.ts';
 import { signGaslessInitiate } from '../helpers/gasless.ts';
+import { evmOnlyConfig } from '../helpers/service-config.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const EVM = ['ethereum_localnet', 'arbitrum_localnet'];
 const AMOUNT = 100_000n;
 const SCREENSHOT = new URL('../../docs/explorer.png', import.meta.url);
 
@@ -43,27 +42,6 @@ const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
   if (process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`);
   console.warn(`\n!!! SKIPPED: ${CHROMIUM} is missing; install it (apt-get install chromium) to run the explorer's browser tests\n`);
-}
-
-/** The dev config on the two EVM chains only: the cheapest real swap, whatever else this machine could run. */
-function evmOnlyConfig(dataDir: string): ServiceConfig {
-  const base = loadServiceConfig(DEV_CONFIG_PATH, {});
-  const registry = JSON.parse(readFileSync(base.registryPath, 'utf8')) as { chains: Array<{ chain: string }> };
-  registry.chains = registry.chains.filter((c) => EVM.includes(c.chain));
-  const registryPath = join(dataDir, 'registry.json');
-  writeFileSync(registryPath, JSON.stringify(registry));
-  const onEvm = (ids: string | string[]) => [ids].flat().every((id) => EVM.includes(id.split(':')[0]!));
-  return {
-    ...base,
-    port: 0,
-    dataDir,
-    databaseUrl: undefined,
-    logLevel: 'warn',
-    registryPath,
-    rateLimits: undefined,
-    strategies: base.strategies.filter((s) => onEvm(s.from) && onEvm(s.to)),
-    solvers: base.solvers.map((s) => ({ ...s, addresses: Object.fromEntries(Object.entries(s.addresses).filter(([k]) => EVM.includes(k))) })),
-  };
 }
 
 describe('the explorer in Chromium', { skip: hasChromium ? false : `${CHROMIUM} is not installed` }, () => {

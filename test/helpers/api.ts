@@ -26,7 +26,7 @@ export interface TestApi {
 export async function openTestApi(
   kind: StoreKind,
   registryPath = LOCALNET_REGISTRY_PATH,
-  options: Pick<ApiOptions, 'rateLimits' | 'trustProxy' | 'routePolicy' | 'eventStreams' | 'nodeHealth' | 'clock' | 'orderCacheMs' | 'solverStandingMs' | 'solverFundWithinSeconds'> = {},
+  options: Pick<ApiOptions, 'rateLimits' | 'trustProxy' | 'routePolicy' | 'eventStreams' | 'nodeHealth' | 'clock' | 'orderCacheMs' | 'solverStandingMs' | 'solverFundWithinSeconds' | 'solverQuoteDeadlineMs' | 'solverMatchFirst'> = {},
 ): Promise<TestApi> {
   const store = await openTestStore(kind);
   const registry = loadRegistry(registryPath);

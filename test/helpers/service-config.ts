@@ -28,3 +28,26 @@ export async function chainlessServiceConfig(kind: StoreKind, fields: Record<str
   };
   return { config: loadServiceConfig(path, { DATABASE_URL: db.url }), drop };
 }
+
+const EVM_CHAINS = ['ethereum_localnet', 'arbitrum_localnet'];
+
+/** The dev config on the two EVM chains only: the cheapest real swap, whatever else this machine could run. */
+export function evmOnlyConfig(dataDir: string): ServiceConfig {
+  const base = loadServiceConfig(DEV_CONFIG_PATH, {});
+  const registry = JSON.parse(readFileSync(base.registryPath, 'utf8')) as { chains: Array<{ chain: string }> };
+  registry.chains = registry.chains.filter((c) => EVM_CHAINS.includes(c.chain));
+  const registryPath = join(dataDir, 'registry.json');
+  writeFileSync(registryPath, JSON.stringify(registry));
+  const onEvm = (ids: string | string[]) => [ids].flat().every((id) => EVM_CHAINS.includes(id.split(':')[0]!));
+  return {
+    ...base,
+    port: 0,
+    dataDir,
+    databaseUrl: undefined,
+    logLevel: 'warn',
+    registryPath,
+    rateLimits: undefined,
+    strategies: base.strategies.filter((s) => onEvm(s.from) && onEvm(s.to)),
+    solvers: base.solvers.map((s) => ({ ...s, addresses: Object.fromEntries(Object.entries(s.addresses).filter(([k]) => EVM_CHAINS.includes(k))) })),
+  };
+}

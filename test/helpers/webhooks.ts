@@ -52,11 +52,12 @@ export async function recordEvent(db: Db, appId: string, status: OrderStatus, or
     await insertOrder(db, order);
     id = order.id;
   }
-  const orderJson = orderJsonOf((await findOrder(db, id))!, status);
+  const order = (await findOrder(db, id))!;
+  const orderJson = orderJsonOf(order, status);
   const row = await db
     .insertInto('order_events')
-    .values({ order_id: id, app_id: appId, status, order_json: orderJson })
+    .values({ order_id: id, app_id: appId, solver_id: order.solverId, status, order_json: orderJson })
     .returning(['id', 'created_at'])
     .executeTakeFirstOrThrow();
-  return { id: row.id, orderId: id, appId, status, createdAt: toRfc3339Micro(row.created_at), orderJson };
+  return { id: row.id, orderId: id, appId, solverId: order.solverId, status, createdAt: toRfc3339Micro(row.created_at), orderJson };
 }

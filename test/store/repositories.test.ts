@@ -193,7 +193,7 @@ describeEachStore('repositories', (kind) => {
     const heard: string[] = [];
     const stop = await store.listen(ORDER_EVENT_CHANNEL, { message: (id) => heard.push(id), connected: () => undefined });
     try {
-      const given = [orders[1]!, orders[0]!, orders[2]!].map((o, i) => ({ orderId: o.id, appId, status: i === 1 ? 'initiate_detected' : 'created', orderJson: `{"n":${i}}` }) as const);
+      const given = [orders[1]!, orders[0]!, orders[2]!].map((o, i) => ({ orderId: o.id, appId, solverId: o.solverId, status: i === 1 ? 'initiate_detected' : 'created', orderJson: `{"n":${i}}` }) as const);
       const appended = await store.db.transaction().execute(async (trx) => {
         await lockEventHeads(trx, []);
         return appendOrderEvents(trx, given);

@@ -19,6 +19,9 @@ const SolverView = Type.Object(
         proven_at: Type.String({ description: 'RFC 3339 UTC with microseconds' }),
       }),
     ),
+    pairs: Type.Array(Type.Object({ source_asset: Type.String(), destination_asset: Type.String() }), {
+      description: 'The pairs it answers quote requests for (PUT /solver/v1/pairs)',
+    }),
   },
   { $id: 'RegisteredSolver' },
 );
@@ -35,10 +38,11 @@ const AddressBody = Type.Object(
   { additionalProperties: false },
 );
 
-const solverView = (s: RegisteredSolver) => ({
+export const solverView = (s: RegisteredSolver) => ({
   id: s.id,
   name: s.name,
   addresses: s.addresses.map((a) => ({ chain: a.chain, address: a.address, proven_at: toRfc3339Micro(a.provenAt) })),
+  pairs: s.pairs.map(([from, to]) => ({ source_asset: from, destination_asset: to })),
 });
 
 /** The API of registered solvers (docs/api.md, "Solver API"), keyed by a solver key, not an app key. */
