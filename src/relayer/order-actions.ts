@@ -7,9 +7,12 @@ import type { Db } from '../store/database.ts';
 import { saveInstantRefundConsent } from '../store/instant-refund-consent.ts';
 import { findOrder, type OrderRecord } from '../store/orders.ts';
 import { isWrittenSigned, type RelayerJob } from '../store/relayer-jobs.ts';
-import type { RelayerAction } from './actions.ts';
+import { liveActionJob, type RelayerAction } from './actions.ts';
 import { checkMayAct } from './order-permissions.ts';
 import { SubmissionWait } from './submission-wait.ts';
+
+/** The refusals a chain gives once the action asked for has been done. */
+const ACTED_MEANWHILE: ReadonlySet<string> = new Set(['already_initiated', 'already_settled', 'not_initiated']);
 
 export interface OrderActionsDeps {
   /** The actions on a chain the service works (it has an RPC for it), by registry chain key. */
@@ -114,7 +117,16 @@ export class OrderActions {
     if (!order) throw notFound(`order ${orderId} not found`);
     checkMayAct(this.registry, app, order, action);
     const side = action === 'redeem' ? order.destination : order.source;
-    return this.waitForSubmission(await this.actionsOn(side.chain, action).perform(order, action, body));
+    const actions = this.actionsOn(side.chain, action);
+    const job = await actions.perform(order, action, body).catch(async (err: unknown) => {
+      // An identical request may have queued the action, and it landed, between this request's job
+      // lookup and its chain read: the chain then refuses, and that job is the answer (rule 6).
+      if (!(err instanceof AppError && ACTED_MEANWHILE.has(err.code))) throw err;
+      const acted = await liveActionJob(this.db, order.id, action);
+      if (!acted) throw err;
+      return acted;
+    });
+    return this.waitForSubmission(job);
   }
 
   /** The actions of the chain's family, or why there are none. */
