@@ -326,7 +326,9 @@ export class OrderCreator {
     const configured = this.solvers.get(solverId);
     if (configured) return configured.addresses;
     const registered = await registeredSolver(this.deps.db, solverId);
-    return Object.fromEntries((registered?.addresses ?? []).map((a) => [a.chain, a.address]));
+    // Revoked after its answer (its stream notices within seconds): no addresses, so not matched.
+    if (!registered || registered.revoked) return {};
+    return Object.fromEntries(registered.addresses.map((a) => [a.chain, a.address]));
   }
 
   /** Fee bips of the source amount, paid in the fee asset at order-time prices. */

@@ -30,6 +30,12 @@ export interface SolverOptions {
    * consented to in advance go through them. Without it, stored consents are not used.
    */
   clientActions?: (chainKey: string) => ClientActions | undefined;
+  /**
+   * Whether this solver also takes the service's steps on every order, whoever its solver (the client
+   * redeems and refunds with what the service holds, the fees: SOLVER_OWN_STEPS' complement). True for
+   * the service's own solver (the default); a `hashlock solver` process takes only its own.
+   */
+  serviceSteps?: boolean;
   /** The time rule 2's funding deadline and the failed orders' deadlines count from (default: the system clock). */
   clock?: Clock;
   log?: Log;
@@ -99,6 +105,7 @@ export class Solver {
   private readonly fullPassMs: number;
   private readonly clock: Clock;
   private readonly clientActions: ((chainKey: string) => ClientActions | undefined) | undefined;
+  private readonly serviceSteps: boolean;
   private touched = new Set<string>();
   /** The sealed secrets of a pass's client redeems, read together. */
   private readonly sealedSecrets: TurnBatch<string, Uint8Array | null>;
@@ -119,6 +126,7 @@ export class Solver {
     this.log = options.log ?? silentLog;
     this.clock = options.clock ?? systemClock;
     this.clientActions = options.clientActions;
+    this.serviceSteps = options.serviceSteps ?? true;
     this.sealedSecrets = new TurnBatch((ids) => secretCiphertexts(db, ids));
   }
 
@@ -141,7 +149,7 @@ export class Solver {
     const only = full ? undefined : [...this.touched];
     this.touched = new Set();
     if (full) this.lastFullPass = now;
-    const { steps: work, orders: byId } = await solverWork(this.db, { solverId: this.solverId, chains, limit: this.batch, nowSeconds: unixSeconds(this.clock), ...(only ? { only } : {}) });
+    const { steps: work, orders: byId } = await solverWork(this.db, { solverId: this.solverId, serviceSteps: this.serviceSteps, chains, limit: this.batch, nowSeconds: unixSeconds(this.clock), ...(only ? { only } : {}) });
     if (byId.size === 0) return pass;
     const each = async (ids: readonly string[], step: (order: OrderRecord) => Promise<void>) => {
       const orders = ids.flatMap((id) => byId.get(id) ?? []);

@@ -22,7 +22,13 @@ import { conditionSql } from './status-sql.ts';
  */
 
 export interface SolverQuery {
+  /** The solver whose own steps (SOLVER_OWN_STEPS) are taken on its orders. */
   solverId: string;
+  /**
+   * Whether the service's steps (the others) are taken too, on every order whoever its solver: the
+   * service's solver runs them; a `hashlock solver` process holds neither the secrets nor the keys.
+   */
+  serviceSteps: boolean;
   /** The chain keys the solver serves; both sides of an order must be among them. */
   chains: readonly string[];
   limit: number;
@@ -73,6 +79,12 @@ export const SOLVER_CONDITIONS = {
 /** The solver's steps, each of which selects the orders it is to be taken on. */
 export const SOLVER_STEPS = ['fund', 'redeemForClient', 'redeemSource', 'accrue', 'refund', 'refundSourceForClient', 'instantRefund'] as const;
 export type SolverStep = (typeof SOLVER_STEPS)[number];
+
+/**
+ * The steps a solver takes with its own keys on the orders matched to it; the rest are the service's:
+ * the client's side with what the service holds for the client (its secret, its key) and the fees.
+ */
+export const SOLVER_OWN_STEPS: ReadonlySet<SolverStep> = new Set(['fund', 'redeemSource', 'refund', 'instantRefund']);
 
 /** Each step's selection: its status facts (SOLVER_CONDITIONS) and what is the solver's own. */
 const stepConditions = (nowSeconds: number): Record<SolverStep, RawBuilder<unknown>> => ({
@@ -131,7 +143,9 @@ export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }
   const chains = sql`any(${[...q.chains]}::text[])`;
   const only = q.only ? sql`and o.id = any(${[...q.only]}::text[])` : sql``;
   const conditions = stepConditions(q.nowSeconds);
-  const flags = sql.join(SOLVER_STEPS.map((step, i) => sql`${conditions[step]} as ${sql.ref(`f${i}`)}`));
+  const own = sql`o.solver_id = ${q.solverId}`;
+  const taken = (step: SolverStep) => (SOLVER_OWN_STEPS.has(step) ? sql`${own} and ${conditions[step]}` : q.serviceSteps ? conditions[step] : sql`false`);
+  const flags = sql.join(SOLVER_STEPS.map((step, i) => sql`(${taken(step)}) as ${sql.ref(`f${i}`)}`));
   // Each step's running count, oldest first: a backlog of one step never hides another step's orders.
   const counts = sql.join(SOLVER_STEPS.map((_, i) => sql`count(*) filter (where ${sql.ref(`f${i}`)}) over (order by created_at, id) as ${sql.ref(`n${i}`)}`));
   const withinLimit = sql.join(
@@ -145,7 +159,7 @@ export async function solverWork(db: Db, q: SolverQuery & { nowSeconds: number }
         from orders o
         join swaps s on s.order_id = o.id and s.side = 'source'
         join swaps d on d.order_id = o.id and d.side = 'destination'
-        where o.solver_id = ${q.solverId} and s.chain = ${chains} and d.chain = ${chains} ${only} and ${mayNeedAStep}
+        where ${q.serviceSteps ? sql`true` : own} and s.chain = ${chains} and d.chain = ${chains} ${only} and ${mayNeedAStep}
         offset 0
       ) w
     ) c

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { bytesToHex } from '@noble/curves/utils.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { base58 } from '@scure/base';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { listLiquidity, syncSolvers } from '../../src/store/solvers.ts';
@@ -25,12 +28,21 @@ describeEachStore('solver API: registered solvers and their proven addresses', (
     const res = await t.api.inject({ method, url, headers: solverKey === null ? {} : { 'solver-key': solverKey }, ...(payload ? { payload } : {}) });
     return { status: res.statusCode, body: res.json<Json>() };
   };
+  // A Bitcoin-family party is an x-only key: it signs sha256 of the message (BIP-340).
+  const litecoin = (() => {
+    const key = schnorr.utils.randomSecretKey();
+    return { key, address: bytesToHex(schnorr.getPublicKey(key)) };
+  })();
+  const litecoinProof = async (signer = litecoin.key, solverId = 'maker-1') => ({
+    address: litecoin.address,
+    signature: bytesToHex(schnorr.sign(sha256(new TextEncoder().encode(solverAddressMessage(solverId, 'litecoin_localnet', litecoin.address))), signer)),
+  });
   const evmProof = async (chain: string, account = evm, solverId = 'maker-1') => ({
     address: account.address,
     signature: await account.signMessage({ message: solverAddressMessage(solverId, chain, account.address) }),
   });
 
-  test('a solver proves an EVM address and a Solana address, and reads them back', async () => {
+  test('a solver proves an EVM, a Litecoin and a Solana address, and reads them back', async () => {
     const me = await call('GET', '/solver/v1/me');
     assert.deepEqual(me, { status: 200, body: { status: 'Ok', result: { id: 'maker-1', name: 'Maker One', addresses: [], pairs: [] } } });
 
@@ -44,11 +56,14 @@ describeEachStore('solver API: registered solvers and their proven addresses', (
     const message = new TextEncoder().encode(solverAddressMessage('maker-1', 'solana_localnet', solana));
     const signed = await call('PUT', '/solver/v1/addresses/solana_localnet', { address: solana, signature: base58.encode(ed25519.sign(message, seed)) });
     assert.equal(signed.status, 200, JSON.stringify(signed.body));
+    const proven = await call('PUT', '/solver/v1/addresses/litecoin_localnet', await litecoinProof());
+    assert.equal(proven.status, 200, JSON.stringify(proven.body));
     const after = await call('GET', '/solver/v1/me');
     assert.deepEqual(
       after.body.result.addresses.map((a: Json) => [a.chain, a.address]),
       [
         ['ethereum_localnet', evm.address],
+        ['litecoin_localnet', litecoin.address],
         ['solana_localnet', solana],
       ],
     );
@@ -73,6 +88,7 @@ describeEachStore('solver API: registered solvers and their proven addresses', (
 
   test('refusals of an address: a wrong signer, another solver\'s proof, a bad address, an unknown chain, a family without proofs, a taken address', async () => {
     const stranger = privateKeyToAccount(generatePrivateKey());
+    const strangerKey = schnorr.utils.randomSecretKey();
     const wrongSigner = { address: evm.address, signature: (await evmProof('ethereum_localnet', stranger)).signature };
     const cases: Array<[string, object, number, string, RegExp]> = [
       ['ethereum_localnet', wrongSigner, 400, 'invalid_signature', /^signature: not 0x[0-9a-fA-F]{40}'s signature of "Hashlock solver maker-1 controls/],
@@ -82,7 +98,11 @@ describeEachStore('solver API: registered solvers and their proven addresses', (
       ['ethereum_localnet', { address: evm.address, signature: 'zz' }, 400, 'invalid_signature', /^signature: /],
       ['ethereum_localnet', { address: evm.address }, 400, 'invalid_request', /signature/],
       ['nowhere', await evmProof('nowhere'), 404, 'not_found', /^no active chain nowhere$/],
-      ['litecoin_localnet', { address: SOLVER.addresses.litecoin_localnet!, signature: 'ab' }, 400, 'not_supported', /cannot be proven yet/],
+      ['tron_localnet', { address: 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy', signature: 'ab' }, 400, 'not_supported', /cannot be proven yet/],
+      ['litecoin_localnet', { address: litecoin.address, signature: (await litecoinProof(strangerKey)).signature }, 400, 'invalid_signature', /^signature: /],
+      ['litecoin_localnet', { address: litecoin.address, signature: (await litecoinProof(litecoin.key, 'maker-2')).signature }, 400, 'invalid_signature', /^signature: /],
+      ['litecoin_localnet', { address: litecoin.address, signature: 'ab'.repeat(63) }, 400, 'invalid_signature', /^signature: /],
+      ['litecoin_localnet', { address: 'ltc-not-a-key', signature: 'ab'.repeat(64) }, 400, 'invalid_request', /^address: not an x-only public key/],
     ];
     for (const [chain, body, status, code, error] of cases) {
       const res = await call('PUT', `/solver/v1/addresses/${chain}`, body);
@@ -104,7 +124,7 @@ describeEachStore('solver API: registered solvers and their proven addresses', (
       listed.map((s) => [s.id, s.registered, s.active, s.revoked, s.addresses.length]),
       [
         [SOLVER.id, false, true, false, 3],
-        ['maker-1', true, false, false, 2],
+        ['maker-1', true, false, false, 3],
         ['maker-2', true, false, true, 0],
       ],
     );

@@ -250,10 +250,16 @@ describeEachStore('solver API: quote requests, competing answers, matched orders
     holder.close();
   });
 
-  test('a revoked solver: its open stream ends within the 5 s recheck, and it is asked nothing more', async () => {
+  test('a revoked solver: never matched, even while it still answers; its open stream ends within the 5 s recheck, and it is asked nothing more', async () => {
     const revoked = await connect('maker-2', offering(99_990n));
     assert.equal((await quote()).body.result[0].solver_id, 'maker-2');
     assert.equal(await revokeSolver(t.store.db, 'maker-2'), true);
+    // Until its stream's recheck it is still asked, and its answer is the best; the order goes elsewhere.
+    const askedBefore = revoked.requests.length;
+    const created = await order(99_700n);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.ok(revoked.requests.length > askedBefore, 'asked for the order in the seconds before its stream notices');
+    assert.equal((await appCall('GET', `/v2/orders/${created.body.result.order_id}`)).body.result.solver_id, SOLVER.id, 'not matched to the revoked solver');
     const started = Date.now();
     while (!revoked.closed && Date.now() - started < 8_000) await new Promise((resolve) => setTimeout(resolve, 100));
     assert.ok(revoked.closed, 'the stream ended');

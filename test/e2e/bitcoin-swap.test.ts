@@ -377,7 +377,7 @@ describeEachStore('Litecoin <-> EVM swaps', (kind) => {
     const [block] = await node.mine(1);
     await world.catchUp();
     assert.equal((await world.read(o.id)).status, 'initiated');
-    assert.ok((await solverWork(w.store.db, { solverId: SOLVER.id, chains: [ltcChain.key, 'arbitrum_localnet'], limit: 50, nowSeconds: Math.floor(Date.now() / 1000) })).steps.fund.includes(o.id));
+    assert.ok((await solverWork(w.store.db, { solverId: SOLVER.id, serviceSteps: true, chains: [ltcChain.key, 'arbitrum_localnet'], limit: 50, nowSeconds: Math.floor(Date.now() / 1000) })).steps.fund.includes(o.id));
     await node.rpc.call('invalidateblock', [block]);
     await world.catchUp();
     const back = await world.read(o.id);

@@ -22,7 +22,7 @@ import type { Store } from '../../src/store/database.ts';
 import { listOrderIds } from '../../src/store/order-list.ts';
 import { ordersMovedByTime, ordersToRecheck } from '../../src/store/order-events.ts';
 import { findOrder, findOrders, insertOrder, type OrderRecord, type SwapRecord } from '../../src/store/orders.ts';
-import { SOLVER_CONDITIONS, solverWork } from '../../src/store/solver-queries.ts';
+import { SOLVER_CONDITIONS, SOLVER_OWN_STEPS, SOLVER_STEPS, solverWork } from '../../src/store/solver-queries.ts';
 import { statusInSql } from '../../src/store/status-sql.ts';
 import { sampleOrder, seedBasics, SOLVER } from '../helpers/fixtures.ts';
 import { describeEachStore, openTestStore } from '../helpers/stores.ts';
@@ -186,7 +186,7 @@ describeEachStore('every path gives the status of orderStatus', (kind) => {
     const orders = await findOrders(store.db, ids);
     assert.equal(orders.length, ids.length);
     const seen = new Set<OrderStatus>();
-    const solver = { solverId: SOLVER.id, chains: [...CHAINS], limit: 1_000 };
+    const solver = { solverId: SOLVER.id, serviceSteps: true, chains: [...CHAINS], limit: 1_000 };
     for (let round = 0; round < 8; round++) {
       const clock = await setClock(randomClock(random));
       const now = clock.unixSeconds;
@@ -274,6 +274,15 @@ describeEachStore('every path gives the status of orderStatus', (kind) => {
       assert.deepEqual(capped.refund, firstOf(SOLVER_CONDITIONS.refund), `refund the destination, at most 2, ${at}`);
       assert.deepEqual(capped.refundSourceForClient, firstOf(SOLVER_CONDITIONS.refundSourceForClient), `refund the source for the client, at most 2, ${at}`);
       assert.deepEqual(capped.instantRefund, firstOf(SOLVER_CONDITIONS.instantRefund), `instant refund, at most 2, ${at}`);
+      // Whose steps: a pass of another solver takes the service's steps on these orders and none of
+      // their solver's own; a pass without the service's steps (a `hashlock solver` process) the reverse.
+      const other = await solverWork(store.db, { ...solver, solverId: 'another-solver', nowSeconds: now });
+      const ownOnly = await solverWork(store.db, { ...solver, serviceSteps: false, nowSeconds: now });
+      for (const step of SOLVER_STEPS) {
+        const own = SOLVER_OWN_STEPS.has(step);
+        assert.deepEqual(other.steps[step], own ? [] : work[step], `${step} in another solver's pass, ${at}`);
+        assert.deepEqual(ownOnly.steps[step], own ? work[step] : [], `${step} in a pass without the service's steps, ${at}`);
+      }
       // Only the orders asked about: an event-driven pass.
       const some = orders.filter((_, i) => i % 3 === 0).map((o) => o.id);
       const { steps: part } = await solverWork(store.db, { ...solver, nowSeconds: now, only: some });

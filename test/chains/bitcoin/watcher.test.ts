@@ -275,7 +275,7 @@ describeEachStore('BitcoinWatcher', (kind) => {
     assert.equal(swap.filledAmount, (AMOUNT - 1n).toString());
     assert.deepEqual([swap.initiateTxHash, swap.initiateBlockNumber, swap.initiateTimestamp, swap.currentConfirmations], ['', '0', null, 0]);
     assert.equal(await status(short), 'created');
-    const toFund = (await solverWork(store.db, { solverId: SOLVER.id, chains: [CHAIN, 'ethereum_localnet'], limit: 1000, nowSeconds: Math.floor(Date.now() / 1000) })).steps.fund;
+    const toFund = (await solverWork(store.db, { solverId: SOLVER.id, serviceSteps: true, chains: [CHAIN, 'ethereum_localnet'], limit: 1000, nowSeconds: Math.floor(Date.now() / 1000) })).steps.fund;
     assert.ok(toFund.includes(full.order.id), 'the fully funded order is one the solver funds');
     assert.ok(!toFund.includes(short.order.id), 'the underfunded one is not');
 
