@@ -239,3 +239,17 @@ export function runWorker(db: Db, worker: Worker, options: { holder: string; hea
     },
   };
 }
+
+/** Runs `task` (which handles its own errors) every `ms`, never two at once, until stopped. */
+export function every(ms: number, task: () => Promise<void>): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(task);
+  }, ms);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
+

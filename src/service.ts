@@ -4,19 +4,19 @@ import { addAcceptHandles } from './api/accept-handles.ts';
 import { buildApi } from './api/app.ts';
 import { chainSigningOptions } from './chains/chain-access.ts';
 import { loadRegistry, type Registry } from './chains/registry.ts';
-import type { ServiceConfig, SolverConfig } from './config/service-config.ts';
+import type { ServiceConfig } from './config/service-config.ts';
 import { HttpPriceFeed } from './pricing/http-price-feed.ts';
 import { StaticPriceSource, type PriceSource } from './pricing/price-source.ts';
 import { RoutePolicy } from './pricing/route-policy.ts';
 import { buildStrategies } from './pricing/strategies.ts';
 import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
 import { randomUUID } from 'node:crypto';
-import type { ChainContext, ChainRuntime } from './chains/adapter.ts';
-import { chainAdapter } from './chains/adapters.ts';
+import type { ChainRuntime } from './chains/adapter.ts';
 import { systemClock, unixSeconds, type Clock } from './clock.ts';
 import { OrderRecorder } from './events/order-recorder.ts';
 import { Solver } from './solver/solver.ts';
-import { LeaseHeartbeat, runWorker, type LeasedLoop } from './lease-loop.ts';
+import { every, LeaseHeartbeat, runWorker } from './lease-loop.ts';
+import { connectChains, findOwnSolver, startChainWorkers } from './chain-workers.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { WorkerTiming } from './worker-timing.ts';
 import { NodeHealth } from './chains/node-health.ts';
@@ -28,7 +28,6 @@ import { syncRegistry } from './store/registry-sync.ts';
 import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
 import { suspendOverdueSolvers } from './store/solver-records.ts';
 import { VERSION } from './version.ts';
-import { CHAIN_INDEX_CHANNEL } from './store/index-requests.ts';
 import { startWebhookDelivery } from './webhooks/delivery-worker.ts';
 import { enqueueWebhookDeliveries } from './webhooks/outbox.ts';
 
@@ -134,47 +133,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     await readBalances();
     stoppers.push(every(5_000, readBalances));
 
-    // Every chain's workers (watchers, senders, broadcasters), each run by one instance at a time
-    // under its lease. A sender is woken when a job of its own becomes due (`job_queued`, from any instance).
-    for (const [key, runtime] of runtimes) {
-      // One-time work (token approvals) goes out before the first funding needs it.
-      await runtime.prepare?.().catch((err: unknown) => api.log.warn({ err, chain: key }, 'preparing the chain failed; the first action that needs it retries'));
-    }
-    const byJob = new Map<string, LeasedLoop[]>();
-    const byIndex = new Map<string, LeasedLoop>();
-    for (const [key, runtime] of runtimes) {
-      for (const worker of runtime.workers) {
-        // A pass that failed for anything but the database tells that the chain's node is out of reach.
-        const reporting = {
-          ...worker,
-          tick: async (signal: AbortSignal, wake: () => void) => {
-            const nextMs = await worker.tick(signal, wake);
-            nodeHealth.answered(key, worker.lease);
-            return nextMs;
-          },
-        };
-        const onError = (err: unknown) => {
-          if (!isConnectionLoss(err)) nodeHealth.failed(key, worker.lease, err);
-          failed(err, `${worker.lease} failed`, { chain: key });
-        };
-        const loop = runWorker(store.db, timing.timed(reporting), { holder: instance, heartbeat, onError });
-        stoppers.push(() => loop.stop());
-        if (worker.wakeOnJob) byJob.set(worker.wakeOnJob, [...(byJob.get(worker.wakeOnJob) ?? []), loop]);
-        if (worker.wakeOnIndex) byIndex.set(worker.wakeOnIndex, loop);
-      }
-    }
-    // An idle sender sleeps on this notification; jobs queued while it was not heard are looked for on reconnecting.
-    const wakeSenders = (loops: LeasedLoop[] | undefined) => loops?.forEach((loop) => loop.wake());
-    stoppers.push(
-      await store.listen('job_queued', {
-        message: (name) => wakeSenders(byJob.get(name)),
-        connected: (isConnected) => {
-          if (isConnected) for (const loops of byJob.values()) wakeSenders(loops);
-        },
-      }),
-    );
-    // A client's report of a transaction (POST /v3/index) wakes the chain's watcher, wherever it runs.
-    stoppers.push(await store.listen(CHAIN_INDEX_CHANNEL, { message: (chain) => byIndex.get(chain)?.wake(), connected: () => undefined }));
+    stoppers.push(...(await startChainWorkers(store, runtimes, { instance, heartbeat, timing, nodeHealth, log: api.log, failed })));
 
     // The order event log (one instance records, under its lease, writing the webhook outbox with each
     // event) and the solver this instance's key is (one instance per solver) both run whenever an
@@ -306,58 +265,3 @@ async function priceSource(config: ServiceConfig, registry: Registry, stoppers: 
   return feed;
 }
 
-/** Runs `task` (which handles its own errors) every `ms`, never two at once, until stopped. */
-function every(ms: number, task: () => Promise<void>): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(task);
-  }, ms);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
-}
-
-/** The solver whose party on some chain is the configured solver key's identity there. */
-function findOwnSolver(config: ServiceConfig, registry: Registry): SolverConfig | undefined {
-  const key = config.keys.solver;
-  if (!key) return undefined;
-  return config.solvers.find((s) => Object.keys(s.addresses).some((chainKey) => solverKeyActsOn(config, registry, s, chainKey)));
-}
-
-/** Whether the configured solver key is `solver`'s party on the chain. */
-function solverKeyActsOn(config: ServiceConfig, registry: Registry, solver: SolverConfig, chainKey: string): boolean {
-  const chain = registry.chain(chainKey);
-  const adapter = chain && chainAdapter(chain);
-  const address = solver.addresses[chainKey];
-  if (!config.keys.solver || !chain || !adapter?.partyOfKey || !address) return false;
-  return adapter.normalizeParty(chain, address)?.toLowerCase() === adapter.partyOfKey(chain, config.keys.solver).toLowerCase();
-}
-
-/** Every configured chain with an RPC whose family works chains, connected through its adapter. */
-function connectChains(
-  config: ServiceConfig,
-  registry: Registry,
-  shared: Pick<ChainContext, 'db' | 'clock' | 'secrets' | 'instance' | 'log'>,
-): Map<string, ChainRuntime> {
-  const ownSolver = findOwnSolver(config, registry);
-  const runtimes = new Map<string, ChainRuntime>();
-  for (const [key, access] of Object.entries(config.chains)) {
-    const chain = registry.chain(key);
-    const connect = chain && chainAdapter(chain)?.connect;
-    if (!chain || !connect || !access.rpc_url) continue;
-    runtimes.set(
-      key,
-      connect({
-        ...shared,
-        chain,
-        registry,
-        access: { ...access, rpc_url: access.rpc_url },
-        ...(config.keys.relayer ? { relayerKey: config.keys.relayer } : {}),
-        ...(ownSolver && solverKeyActsOn(config, registry, ownSolver, key) ? { solverKey: config.keys.solver! } : {}),
-      }),
-    );
-  }
-  return runtimes;
-}

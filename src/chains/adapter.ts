@@ -68,6 +68,8 @@ export interface ChainAdapter {
    * wallets sign text: how a registered solver proves its addresses. Absent: the family takes no proofs yet.
    */
   verifyAddressProof?: (address: string, message: string, signature: string) => Promise<boolean>;
+  /** The proof `verifyAddressProof` takes, made with a key (`hashlock solver` proving its addresses). */
+  signAddressProof?: (privateKey: Hex, message: string) => Promise<string>;
   /** The identity in this family's HTLCs of a private key (address, or x-only key), canonical. */
   partyOfKey?: (chain: Chain, privateKey: Hex) => string;
   /** The family's part of `hashlock swap`, the devnet's client: the test user's wallet on one of its chains. */

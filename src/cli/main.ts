@@ -54,6 +54,27 @@ program
   });
 
 program
+  .command('solver')
+  .description(
+    'a solver outside the service, with its own key (HASHLOCK_SOLVER_KEY) and job store: it proves its addresses, ' +
+      'registers the pairs of its strategies, answers quote requests and fills the orders matched to it, through ' +
+      'the solver API key the operator issued (HASHLOCK_SOLVER_API_KEY)',
+  )
+  .requiredOption('-c, --config <file>', "the solver's config file (chains, registry, strategies, prices, data_dir)")
+  .requiredOption('--service <url>', "the service's API")
+  .action(async (opts: { config: string; service: string }) => {
+    const solverApiKey = process.env.HASHLOCK_SOLVER_API_KEY;
+    if (!solverApiKey) {
+      console.error('hashlock solver: set HASHLOCK_SOLVER_API_KEY to the solver key `hashlock solvers register` printed');
+      process.exit(2);
+    }
+    const { startSolverProcess } = await import('../solver-process/solver-process.ts');
+    const solver = await startSolverProcess(configOf(opts.config), { serviceUrl: opts.service, solverApiKey });
+    console.log(`hashlock solver ${solver.id} running against ${opts.service}`);
+    stopOnSignal(() => solver.stop());
+  });
+
+program
   .command('mcp')
   .description(
     'the MCP server over stdio, for AI agents: a client of a running service as the app whose API key is in ' +

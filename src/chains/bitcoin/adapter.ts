@@ -6,7 +6,7 @@ import type { ChainAdapter } from '../adapter.ts';
 import { hexHashKey } from '../family.ts';
 import { bitcoinAddressMatchKey, isXOnlyPublicKey, xOnlyPublicKeyOf } from './address.ts';
 import { BITCOIN_ACTION_BODIES } from './action-bodies.ts';
-import { verifyBitcoinAddressProof } from './address-proof.ts';
+import { signBitcoinAddressProof, verifyBitcoinAddressProof } from './address-proof.ts';
 import { bitcoinHtlc } from './index.ts';
 import { connectBitcoinChain } from './runtime.ts';
 
@@ -39,6 +39,7 @@ export const bitcoinAdapter: ChainAdapter = {
   servesInstantRefundHash: true,
   actionBodies: BITCOIN_ACTION_BODIES,
   verifyAddressProof: async (address, message, signature) => verifyBitcoinAddressProof(address, message, signature),
+  signAddressProof: async (privateKey, message) => signBitcoinAddressProof(privateKey, message),
   partyOfKey: (_chain, privateKey) => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2))),
   swapWallet: bitcoinSwapWallet,
   connect: connectBitcoinChain,

@@ -9,7 +9,7 @@ import { EVM_ACTION_BODIES } from './action-bodies.ts';
 import { anyCase, hexHashKey } from '../family.ts';
 import { evmChainId, evmHtlc, normalizeEvmAddress } from './index.ts';
 import { connectEvmChain } from './runtime.ts';
-import { verifyEvmAddressProof } from './address-proof.ts';
+import { verifyEvmAddressProof, signEvmAddressProof } from './address-proof.ts';
 
 /** EVM chains: the HTLC and NativeHTLC contracts, a log watcher, and per-account transaction senders. */
 export const evmAdapter: ChainAdapter = {
@@ -39,6 +39,7 @@ export const evmAdapter: ChainAdapter = {
   servesInstantRefundHash: true,
   feeClaims: evmFeeClaims,
   verifyAddressProof: verifyEvmAddressProof,
+  signAddressProof: signEvmAddressProof,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
   swapWallet: evmSwapWallet,
   connect: connectEvmChain,

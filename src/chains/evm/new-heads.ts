@@ -8,9 +8,10 @@ import { createPublicClient, webSocket } from 'viem';
 export function subscribeNewHeads(wsUrl: string, onHead: (blockNumber: bigint) => void, onError: (error: Error) => void): () => void {
   const client = createPublicClient({ transport: webSocket(wsUrl, { reconnect: { attempts: Number.MAX_SAFE_INTEGER, delay: 1_000 } }) });
   // Over a WebSocket transport viem subscribes to newHeads rather than polling.
-  const unwatch = client.watchBlockNumber({ emitMissed: false, onBlockNumber: onHead, onError });
-  const socket = client.transport.getRpcClient();
   let subscribed = true;
+  // Closing the socket below fails the subscription: that is no failure to report.
+  const unwatch = client.watchBlockNumber({ emitMissed: false, onBlockNumber: onHead, onError: (err) => subscribed && onError(err) });
+  const socket = client.transport.getRpcClient();
   return () => {
     if (!subscribed) return;
     subscribed = false;

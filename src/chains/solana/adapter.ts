@@ -6,7 +6,7 @@ import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import { normalizeSolanaAddress, normalizeSolanaSignature } from './address.ts';
 import { solanaHtlc } from './index.ts';
 import { solanaAddressOfKey } from './keys.ts';
-import { verifySolanaAddressProof } from './address-proof.ts';
+import { signSolanaAddressProof, verifySolanaAddressProof } from './address-proof.ts';
 import { RecentBlockhash } from './rpc.ts';
 import { connectSolanaChain } from './runtime.ts';
 
@@ -28,6 +28,7 @@ export const solanaAdapter: ChainAdapter = {
     return async () => ({ recentBlockhash: await blockhash.get() });
   },
   verifyAddressProof: async (address, message, signature) => verifySolanaAddressProof(address, message, signature),
+  signAddressProof: async (privateKey, message) => signSolanaAddressProof(privateKey, message),
   partyOfKey: (_chain, privateKey) => solanaAddressOfKey(privateKey),
   swapWallet: solanaSwapWallet,
   connect: connectSolanaChain,

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import type { Hex } from 'viem';
+import { connectChains, startChainWorkers } from '../chain-workers.ts';
+import { chainAdapter } from '../chains/adapters.ts';
+import { NodeHealth } from '../chains/node-health.ts';
+import { loadRegistry, type Registry } from '../chains/registry.ts';
+import { systemClock, type Clock } from '../clock.ts';
+import { ConfigError } from '../config/schema-check.ts';
+import type { ServiceConfig, SolverConfig } from '../config/service-config.ts';
+import { safeErrorText } from '../errors.ts';
+import { every, LeaseHeartbeat, runWorker } from '../lease-loop.ts';
+import type { ParentLog } from '../log.ts';
+import { loadSecretKey, SecretBox } from '../orders/secret-box.ts';
+import { StaticPriceSource } from '../pricing/price-source.ts';
+import { Quoter } from '../pricing/quote.ts';
+import { buildStrategies } from '../pricing/strategies.ts';
+import { SolverBalanceReader } from '../solver/balance-reader.ts';
+import { Solver } from '../solver/solver.ts';
+import { isConnectionLoss, migrate, openStore, type Store } from '../store/database.ts';
+import { syncRegistry } from '../store/registry-sync.ts';
+import { solverAddressMessage } from '../store/solver-registry.ts';
+import { availableLiquidity, syncSolvers } from '../store/solvers.ts';
+import { WorkerTiming } from '../worker-timing.ts';
+import { OrderMirror } from './order-mirror.ts';
+import { QuoteAnswerer } from './quote-answerer.ts';
+import { SolverApiClient, type SolverIdentity } from './solver-api-client.ts';
+
+export interface SolverProcessOptions {
+  /** The service's API, whose solver API this process uses. */
+  serviceUrl: string;
+  /** The solver key the operator issued (`hashlock solvers register`). */
+  solverApiKey: string;
+  clock?: Clock;
+  log?: ParentLog;
+}
+
+export interface SolverProcess {
+  id: string;
+  store: Store;
+  /** Its addresses, by chain: its key's party there, each proven to the service. */
+  addresses: Record<string, string>;
+  answerer: QuoteAnswerer;
+  stop(): Promise<void>;
+}
+
+/**
+ * `hashlock solver`: a solver outside the service, holding its own key (`HASHLOCK_SOLVER_KEY`) and its
+ * own job store (PGlite in its data directory by default). It proves its addresses and registers the
+ * pairs of its strategies with the service, answers the quote requests, mirrors the orders matched to
+ * it, and takes its own steps on them (fund the destination, redeem the source, refund its expired
+ * destination) with the same Solver, chain adapters and transaction engine as the service's solver.
+ */
+export async function startSolverProcess(config: ServiceConfig, options: SolverProcessOptions): Promise<SolverProcess> {
+  const key = config.keys.solver;
+  if (!key) throw new ConfigError("HASHLOCK_SOLVER_KEY: hashlock solver needs the solver's own private key");
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? pino({ level: config.logLevel, name: 'hashlock-solver' });
+  const registry = loadRegistry(config.registryPath);
+  const api = new SolverApiClient(options.serviceUrl, options.solverApiKey, log);
+  const me = await api.me();
+  const addresses = await proveAddresses(api, me, registry, config, key);
+  const own: SolverConfig = { id: me.id, name: me.name, addresses };
+  // Its strategies are its own, whatever solver the file names in them.
+  const strategies = buildStrategies(
+    config.strategies.map((s) => ({ ...s, solver: me.id })),
+    [own],
+    registry,
+  );
+  const pairs = [...new Map(strategies.map((s) => [`${s.from.id}|${s.to.id}`, { source_asset: s.from.id, destination_asset: s.to.id }])).values()];
+  await api.setPairs(pairs);
+
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  const stoppers: Array<() => unknown> = [];
+  const controller = new AbortController();
+  const stopAll = async () => {
+    controller.abort();
+    await Promise.allSettled(stoppers.map((stop) => stop()));
+  };
+  try {
+    await migrate(store.db);
+    await syncRegistry(store.db, registry);
+    await syncSolvers(store.db, [own]);
+    const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined));
+    const instance = randomUUID();
+    const heartbeat = new LeaseHeartbeat(store.db, instance);
+    const timing = new WorkerTiming();
+    const failed = (err: unknown, what: string, details: object = {}) => {
+      if (isConnectionLoss(err)) log.warn({ ...details, error: safeErrorText(err) }, `${what}: the database is unavailable; retrying`);
+      else log.error({ ...details, error: safeErrorText(err) }, what);
+    };
+    const local: ServiceConfig = { ...config, solvers: [own], keys: { solver: key } };
+    const runtimes = connectChains(local, registry, { db: store.db, clock, secrets, instance, log });
+    const balances = new SolverBalanceReader(store.db, registry, [own], runtimes);
+    const readBalances = () => balances.refresh().then(() => undefined, (err: unknown) => failed(err, 'reading its balances failed'));
+    await readBalances();
+    stoppers.push(every(5_000, readBalances));
+    stoppers.push(...(await startChainWorkers(store, runtimes, { instance, heartbeat, timing, nodeHealth: new NodeHealth(undefined, clock), log, failed })));
+
+    const solverChains = [...runtimes.values()].flatMap((r) => (r.solver ? [r.solver] : []));
+    const solver = new Solver(store.db, me.id, solverChains, secrets, { serviceSteps: false, clock, log: log.child({ worker: 'solver' }) });
+    const loop = runWorker(
+      store.db,
+      timing.timed({ lease: `solver:${me.id}`, intervalMs: 1_000, tick: async (signal) => void (await solver.tick(signal)) }),
+      { holder: instance, heartbeat, onError: (err) => failed(err, 'solver pass failed') },
+    );
+    stoppers.push(() => loop.stop());
+    const touch = (orderId: string) => {
+      solver.touch(orderId);
+      loop.wake();
+    };
+    stoppers.push(await store.listen('order_changed', { message: touch, connected: () => loop.wake() }));
+
+    const mirror = new OrderMirror(store.db, me.id);
+    await mirror.open();
+    const following = [
+      api.follow(
+        '/solver/v1/orders/events',
+        {
+          resumeFrom: () => mirror.resumeFrom(),
+          event: async (type, data) => {
+            if (type !== 'message') return;
+            const { orderId, isNew } = await mirror.apply(data);
+            if (isNew) log.info({ order: orderId }, 'order matched');
+            touch(orderId);
+          },
+        },
+        controller.signal,
+      ),
+    ];
+    const quoter = new Quoter(strategies, new StaticPriceSource(config.prices), (asset) => availableLiquidity(store.db, asset));
+    const answerer = new QuoteAnswerer(api, quoter, registry, log);
+    following.push(
+      api.follow(
+        '/solver/v1/quote-requests',
+        {
+          // Answered at once, not one after another: each has the deadline to meet.
+          event: (type, data) => void (type === 'quote_request' ? answerer.handle(data) : undefined),
+        },
+        controller.signal,
+      ),
+    );
+    stoppers.push(() => Promise.all(following));
+    log.info({ solver: me.id, addresses, pairs: pairs.length }, 'hashlock solver running');
+    return {
+      id: me.id,
+      store,
+      addresses,
+      answerer,
+      stop: async () => {
+        await stopAll();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    await store.close();
+    throw err;
+  }
+}
+
+/** The key's party on every configured chain whose family proves addresses, each proven to the service unless it is already. */
+async function proveAddresses(api: SolverApiClient, me: SolverIdentity, registry: Registry, config: ServiceConfig, key: Hex): Promise<Record<string, string>> {
+  const addresses: Record<string, string> = {};
+  for (const [chainKey, access] of Object.entries(config.chains)) {
+    const chain = registry.chain(chainKey);
+    const adapter = chain && chainAdapter(chain);
+    if (!chain || !access.rpc_url || !adapter?.partyOfKey || !adapter.signAddressProof) continue;
+    const address = adapter.partyOfKey(chain, key);
+    addresses[chainKey] = address;
+    const proven = me.addresses.find((a) => a.chain === chainKey);
+    if (proven && adapter.normalizeParty(chain, proven.address) === adapter.normalizeParty(chain, address)) continue;
+    await api.proveAddress(chainKey, address, await adapter.signAddressProof(key, solverAddressMessage(me.id, chainKey, address)));
+  }
+  return addresses;
+}
