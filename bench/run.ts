@@ -1,7 +1,8 @@
 // `npm run bench`: HTTP throughput and server CPU per request of the API beside bare Fastify routes
 // (a small static JSON, and the bytes of an order read), on PGlite and PostgreSQL;
 // settlement latency and throughput; a solver pass over 100 orders on a slow RPC; quote latency with
-// 0, 1, 5 and 20 registered solvers answering (bench/solver-quotes.ts); the Bitcoin-family
+// 0, 1, 5 and 20 registered solvers answering (bench/solver-quotes.ts); 100 swaps at once split across
+// two `hashlock solver` wirings (bench/solver-split.ts); the Bitcoin-family
 // watcher's cost per block as HTLCs grow; Litecoin <-> EVM settlement on litecoind regtest; the
 // Solana watcher's cost per slot as open swaps grow; SOL -> EVM settlement on the Solana localnet;
 // Tron USDT -> EVM settlement on the local Tron chain (50 gasless swaps at once, 3 s Tron blocks);
@@ -10,7 +11,7 @@
 // memory of `hashlock serve` on PostgreSQL with three local chains, at rest and after a small load
 // (bench/serve-memory.ts, against the 200 MB target).
 // Each target is loaded by a separate autocannon process; numbers go to stdout as a table.
-// `BENCH_ONLY=http,scale` runs only the parts named (http, streams, settlement, solver-pass, solver-quotes, bitcoin,
+// `BENCH_ONLY=http,scale` runs only the parts named (http, streams, settlement, solver-pass, solver-quotes, solver-split, bitcoin,
 // solana, tron, scale, serve-memory); all of them by default.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +37,7 @@ import { createDatabase } from '../test/helpers/stores.ts';
 import { benchSettlement } from './settlement.ts';
 import { benchSolverPass } from './solver-pass.ts';
 import { benchSolverQuotes } from './solver-quotes.ts';
+import { benchSolverSplit } from './solver-split.ts';
 import { benchBitcoinWatcher } from './bitcoin-watcher.ts';
 import { findLitecoind } from '../src/localnet/bitcoin/litecoind.ts';
 import { benchLitecoinSettlement } from './litecoin-settlement.ts';
@@ -176,7 +178,7 @@ async function benchStore(kind: StoreKind, bareUrl: string): Promise<Array<Recor
   }
 }
 
-const PARTS = ['http', 'streams', 'settlement', 'solver-pass', 'solver-quotes', 'bitcoin', 'solana', 'tron', 'scale', 'serve-memory'] as const;
+const PARTS = ['http', 'streams', 'settlement', 'solver-pass', 'solver-quotes', 'solver-split', 'bitcoin', 'solana', 'tron', 'scale', 'serve-memory'] as const;
 const only = process.env.BENCH_ONLY?.split(',').map((p) => p.trim()).filter(Boolean);
 const unknown = only?.filter((p) => !(PARTS as readonly string[]).includes(p));
 if (unknown?.length) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
@@ -201,6 +203,7 @@ if (runs('streams')) for (const kind of kinds) console.table(await benchEventStr
 if (runs('settlement')) console.table(await benchSettlement());
 if (runs('solver-pass')) console.table(await benchSolverPass());
 if (runs('solver-quotes')) console.table(await benchSolverQuotes());
+if (runs('solver-split')) console.table(await benchSolverSplit());
 if (runs('bitcoin')) {
   if (findLitecoind()) {
     for (const kind of kinds) console.table(await benchBitcoinWatcher(kind));

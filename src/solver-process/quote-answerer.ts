@@ -14,6 +14,8 @@ export interface QuoteRequestEvent {
   destination_amount: string | null;
   affiliate_fee: number;
   answer_by: string;
+  /** The best price so far, when the operator's match-first window offers it to this solver. */
+  match?: { source_amount: string; destination_amount: string };
 }
 
 /** Why a solver does not answer, every day: not worth a log line each. */

@@ -24,7 +24,7 @@ import { availableLiquidity, syncSolvers } from '../store/solvers.ts';
 import { WorkerTiming } from '../worker-timing.ts';
 import { OrderMirror } from './order-mirror.ts';
 import { QuoteAnswerer } from './quote-answerer.ts';
-import { SolverApiClient, type SolverIdentity } from './solver-api-client.ts';
+import { SolverApiClient, SolverApiError, type SolverIdentity } from './solver-api-client.ts';
 
 export interface SolverProcessOptions {
   /** The service's API, whose solver API this process uses. */
@@ -58,17 +58,21 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
   const log = options.log ?? pino({ level: config.logLevel, name: 'hashlock-solver' });
   const registry = loadRegistry(config.registryPath);
   const api = new SolverApiClient(options.serviceUrl, options.solverApiKey, log);
-  const me = await api.me();
-  const addresses = await proveAddresses(api, me, registry, config, key);
+  // The service may be down or restarting: the solver waits for it rather than exit.
+  const { me, addresses, strategies, pairs } = await untilReachable(log, async () => {
+    const me = await api.me();
+    const addresses = await proveAddresses(api, me, registry, config, key);
+    // Its strategies are its own, whatever solver the file names in them.
+    const strategies = buildStrategies(
+      config.strategies.map((s) => ({ ...s, solver: me.id })),
+      [{ id: me.id, name: me.name, addresses }],
+      registry,
+    );
+    const pairs = [...new Map(strategies.map((s) => [`${s.from.id}|${s.to.id}`, { source_asset: s.from.id, destination_asset: s.to.id }])).values()];
+    await api.setPairs(pairs);
+    return { me, addresses, strategies, pairs };
+  });
   const own: SolverConfig = { id: me.id, name: me.name, addresses };
-  // Its strategies are its own, whatever solver the file names in them.
-  const strategies = buildStrategies(
-    config.strategies.map((s) => ({ ...s, solver: me.id })),
-    [own],
-    registry,
-  );
-  const pairs = [...new Map(strategies.map((s) => [`${s.from.id}|${s.to.id}`, { source_asset: s.from.id, destination_asset: s.to.id }])).values()];
-  await api.setPairs(pairs);
 
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   const stoppers: Array<() => unknown> = [];
@@ -156,6 +160,19 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
     await stopAll();
     await store.close();
     throw err;
+  }
+}
+
+/** Runs `step` until the service answers it: again after a network failure or a 5xx, 1 s apart; a refusal (4xx) throws. */
+async function untilReachable<T>(log: ParentLog, step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (err instanceof SolverApiError && err.status < 500) throw err;
+      if (attempt === 1 || attempt % 30 === 0) log.warn({ error: safeErrorText(err), attempt }, 'the service is not reachable; trying again every second');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
   }
 }
 

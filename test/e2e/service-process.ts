@@ -97,11 +97,15 @@ export interface SwapRoute {
   toOwner: string;
   amount: bigint;
   secretHash?: string;
+  /** The solver the client asks for (`solver_id`). */
+  solverId?: string;
 }
 
 export interface Mark {
   balances: Balances;
   blocks: Map<Chain, bigint>;
+  /** The solver whose balances it holds (the service's own by default). */
+  solver?: Address;
 }
 
 export interface ServiceWorld {
@@ -116,7 +120,8 @@ export interface ServiceWorld {
   /** With `proxied`, what stands between the service and each chain's node (the clients reach the nodes directly). */
   proxies: { eth?: TcpProxy; arb?: TcpProxy; ltc?: TcpProxy; sol?: TcpProxy };
   dir: string;
-  balances(): Promise<Balances>;
+  /** The user's WBTC and a solver's (the service's own by default) on both chains. */
+  balances(solver?: Address): Promise<Balances>;
   /** Starts `hashlock serve` on `databaseUrl` (a fresh database: migrated here, with a gasless app). */
   startService(databaseUrl: string): Promise<ServiceProcess>;
   /** Creates `count` gasless WBTC swaps and relays their initiates; returns their order ids and the destination amount. */
@@ -141,8 +146,8 @@ export interface ServiceWorld {
   refundAfterTimelock(service: ServiceProcess, ids: string[], source: Chain): Promise<void>;
   /** The names of the WBTC HTLC's events on `c` from block `fromBlock`, by order id (hex, no 0x). */
   htlcEvents(c: Chain, fromBlock: bigint): Promise<Map<string, string[]>>;
-  /** The chains' heights and the balances now, for `assertSettledOnce`. */
-  mark(): Promise<Mark>;
+  /** The chains' heights and the balances now (with `solver`'s), for `assertSettledOnce`. */
+  mark(solver?: Address): Promise<Mark>;
   /** Exactly one initiate and one redeem per swap on each chain since `mark`, every amount paid once. */
   assertSettledOnce(mark: Mark, swaps: number, destinationAmount: bigint): Promise<void>;
   /**
@@ -215,7 +220,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
   const ltc = options.litecoin ? await startLitecoinSide(registry.chain('litecoin_localnet')!, join(dir, 'chains')) : undefined;
   const sol = options.solana ? await startSolanaSide(registry.chain('solana_localnet')!, join(dir, 'chains')) : undefined;
   const user = devAccount('user');
-  const solver = devAccount('solver').address;
+  const serviceSolver = devAccount('solver').address;
   for (const c of [eth, arb]) {
     const wallet = createWalletClient({ account: user, transport: http(c.node.rpcUrl) });
     await c.client.waitForTransactionReceipt({
@@ -223,7 +228,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     });
   }
   const wbtc = (c: Chain, who: Address) => c.client.readContract({ address: c.deployment.contracts.wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
-  const balances = async (): Promise<Balances> => ({
+  const balances = async (solver: Address = serviceSolver): Promise<Balances> => ({
     userEth: await wbtc(eth, user.address),
     userArb: await wbtc(arb, user.address),
     solverEth: await wbtc(eth, solver),
@@ -356,6 +361,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
             destination: { asset: route.to, owner: route.toOwner, amount: destinationAmount.toString() },
             nonce: randomBytes(10).toString('hex'),
             ...(route.secretHash ? { secret_hash: route.secretHash } : {}),
+            ...(route.solverId ? { solver_id: route.solverId } : {}),
           },
         }) as Promise<CreatedOrder>,
       ),
@@ -421,7 +427,11 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
       return byOrder;
     },
     // From the block after the newest: what is mined already counts in the balances read now.
-    mark: async () => ({ balances: await balances(), blocks: new Map(await Promise.all([eth, arb].map(async (c) => [c, (await c.client.getBlockNumber()) + 1n] as const))) }),
+    mark: async (solver) => ({
+      balances: await balances(solver),
+      blocks: new Map(await Promise.all([eth, arb].map(async (c) => [c, (await c.client.getBlockNumber()) + 1n] as const))),
+      ...(solver ? { solver } : {}),
+    }),
     assertNothingSecretPrinted: async (service, mark) => {
       const secrets: string[] = [];
       for (const c of [eth, arb]) {
@@ -446,7 +456,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
         assert.equal(perOrder.size, logs.length, `${c.deployment.chain}: no order has two events of a kind`);
         assert.equal(await wbtc(c, c.deployment.contracts.wbtcHtlc), 0n, `${c.deployment.chain}: nothing left in the HTLC`);
       }
-      const end = await balances();
+      const end = await balances(mark.solver);
       const total = BigInt(swaps);
       assert.equal(start.userEth - end.userEth, total * AMOUNT, 'the user paid each source once');
       assert.equal(end.userArb - start.userArb, total * destinationAmount, 'the user received each destination once');

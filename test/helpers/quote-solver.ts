@@ -5,19 +5,9 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Db } from '../../src/store/database.ts';
 import { registerSolver, solverAddressMessage } from '../../src/store/solver-registry.ts';
 import { SseClient } from './sse.ts';
+import type { QuoteRequestEvent } from '../../src/solver-process/quote-answerer.ts';
 
-export interface QuoteRequestEvent {
-  id: string;
-  purpose: 'quote' | 'order';
-  source_asset: string;
-  destination_asset: string;
-  source_amount: string | null;
-  destination_amount: string | null;
-  affiliate_fee: number;
-  answer_by: string;
-  /** The best price so far, when the operator's match-first window offers it to this solver. */
-  match?: { source_amount: string; destination_amount: string };
-}
+export type { QuoteRequestEvent };
 
 /** The amount the solver offers for the other side (and after how long it answers); undefined: no answer. */
 export type Pricer = (request: QuoteRequestEvent) => { amount: bigint; delayMs?: number; expiresInSeconds?: number } | undefined;
