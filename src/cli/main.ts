@@ -34,11 +34,12 @@ program
   .command('dev')
   .description('run local chains (two anvil nodes with the contracts deployed) and the service on the embedded database (what npm start runs)')
   .option('-c, --config <file>', 'service config file', undefined)
-  .action(async (opts: { config?: string }) => {
+  .option('--external-solver', 'also run `hashlock solver` (its own key and data) beside the in-process solver, quoting under it')
+  .action(async (opts: { config?: string; externalSolver?: boolean }) => {
     const config = configOf(opts.config);
     // The local chains load only for this command: `serve` never imports them.
     const { describeDev, startDev } = await import('../localnet/dev.ts');
-    const dev = await startDev(config, { wellKnownPorts: true });
+    const dev = await startDev(config, { wellKnownPorts: true, externalSolver: opts.externalSolver ?? false });
     console.log(describeDev(config, dev));
     stopOnSignal(dev.stop);
   });

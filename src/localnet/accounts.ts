@@ -5,7 +5,7 @@ import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 
 /** Roles of anvil's funded dev accounts on the local chains. */
-export const DEV_ACCOUNTS = { deployer: 0, solver: 1, relayer: 2, user: 3, feeSigner: 4 } as const;
+export const DEV_ACCOUNTS = { deployer: 0, solver: 1, relayer: 2, user: 3, feeSigner: 4, maker: 5 } as const;
 
 const derived = new Map<keyof typeof DEV_ACCOUNTS, HDAccount>();
 

@@ -33,6 +33,8 @@ export interface DevChain {
   describe: string;
   /** What the operator should know of how it started (a well-known port that was taken, say). */
   notes?: string[];
+  /** Gives the account of `key` what a solver needs here: gas money and the test tokens (where the family can). */
+  fund?(key: Hex): Promise<void>;
   /** Moves the chain's clock `blocks` blocks (slots) on at once, where the local node can (tests of expiry). */
   advance?(blocks: number): void | Promise<void>;
   stop(): Promise<void>;

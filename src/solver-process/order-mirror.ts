@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
-import { createApp } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
+import { appIdNamed, newestOrderEventId, recordMirroredEvent } from '../store/mirrored-orders.ts';
 import { findOrder, insertOrder, type NewOrder, type NewSwap } from '../store/orders.ts';
 import type { OrderView } from '../orders/order-view.ts';
 
@@ -33,11 +32,9 @@ export class OrderMirror {
 
   /** Reads where the stream resumes; call once before following it. */
   async open(): Promise<void> {
-    const app = await this.db.selectFrom('apps').select('id').where('name', '=', SERVICE_APP).executeTakeFirst();
-    this.appId = app?.id ?? (await createApp(this.db, { name: SERVICE_APP })).app.id;
-    const newest = await this.db.selectFrom('order_events').select(sql<string | null>`max(id)::text`.as('id')).executeTakeFirst();
+    this.appId = await appIdNamed(this.db, SERVICE_APP);
     // From the first event on a fresh database: orders matched before the first start are mirrored too.
-    this.last = newest?.id ?? '0';
+    this.last = (await newestOrderEventId(this.db)) ?? '0';
   }
 
   /** The last event mirrored: what the stream resumes from. */
@@ -55,11 +52,7 @@ export class OrderMirror {
       await insertOrder(this.db, newOrderOf(view, this.appId!));
       isNew = true;
     }
-    await this.db
-      .insertInto('order_events')
-      .values({ id: event.id, order_id: view.order_id, app_id: this.appId!, solver_id: view.solver_id, status: event.status, order_json: JSON.stringify(view) })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+    await recordMirroredEvent(this.db, { id: event.id, orderId: view.order_id, appId: this.appId!, solverId: view.solver_id, status: event.status, orderJson: JSON.stringify(view) });
     this.last = event.id;
     return { orderId: view.order_id, isNew };
   }

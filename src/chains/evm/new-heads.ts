@@ -12,10 +12,20 @@ export function subscribeNewHeads(wsUrl: string, onHead: (blockNumber: bigint) =
   // Closing the socket below fails the subscription: that is no failure to report.
   const unwatch = client.watchBlockNumber({ emitMissed: false, onBlockNumber: onHead, onError: (err) => subscribed && onError(err) });
   const socket = client.transport.getRpcClient();
+  subscribers.set(wsUrl, (subscribers.get(wsUrl) ?? 0) + 1);
   return () => {
     if (!subscribed) return;
     subscribed = false;
     unwatch();
+    const left = subscribers.get(wsUrl)! - 1;
+    if (left > 0) return void subscribers.set(wsUrl, left);
+    subscribers.delete(wsUrl);
     void socket.then((rpc) => rpc.close()).catch(() => undefined);
   };
 }
+
+/**
+ * Subscriptions per URL in this process: viem gives them one shared socket, closed with the last
+ * (a service and a `hashlock solver` in one process, as `hashlock dev --external-solver` runs them).
+ */
+const subscribers = new Map<string, number>();

@@ -98,17 +98,27 @@ export async function deployLocalnet(chain: Chain, rpcUrl: string, chainId: numb
       throw new Error(`${chain.key}: ${step} deployed at ${receipt.contractAddress}, the registry says ${contracts[step]}`);
     }
   }
-  const { abi } = contractArtifact('TestToken');
-  const mint = async (token: Address, to: Address, amount: bigint) =>
-    client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: token, abi, functionName: 'mint', args: [to, amount] }) });
   for (const [who, wbtc, usdc] of [
     [devAccount('solver').address, '100', '10000000'],
     [devAccount('user').address, '10', '1000000'],
   ] as const) {
-    await mint(contracts.wbtc, who, parseUnits(wbtc, 8));
-    await mint(contracts.usdc, who, parseUnits(usdc, 6));
+    await mintTestTokens(rpcUrl, contracts, who, { wbtc: parseUnits(wbtc, 8), usdc: parseUnits(usdc, 6) });
   }
   return { chain: chain.key, chainId, rpcUrl, contracts };
+}
+
+/** The deployer (the test tokens' owner) mints WBTC and USDC to `to`. */
+async function mintTestTokens(rpcUrl: string, contracts: Pick<EvmDeployment['contracts'], 'wbtc' | 'usdc'>, to: Address, amounts: { wbtc: bigint; usdc: bigint }): Promise<void> {
+  const transport = http(rpcUrl);
+  const client = createPublicClient({ transport, pollingInterval: 50 });
+  const wallet = createWalletClient({ account: devAccount('deployer'), transport, chain: undefined });
+  const { abi } = contractArtifact('TestToken');
+  for (const [token, amount] of [
+    [contracts.wbtc, amounts.wbtc],
+    [contracts.usdc, amounts.usdc],
+  ] as const) {
+    await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ chain: undefined, address: token, abi, functionName: 'mint', args: [to, amount] }) });
+  }
 }
 
 /** How often the devnet's anvils save their state (they also save it on a clean exit). */
@@ -150,6 +160,11 @@ export const evmDevnet: FamilyDevnet = {
         record: { chain_id: chainId, rpc_url: node.rpcUrl, contracts: deployment.contracts },
         describe: `${node.rpcUrl} (chain id ${chainId})`,
         notes,
+        fund: async (key) => {
+          const to = privateKeyToAccount(key).address;
+          await node.rpc('anvil_setBalance', [to, `0x${parseUnits('1000', 18).toString(16)}`]);
+          await mintTestTokens(node.rpcUrl, deployment.contracts, to, { wbtc: parseUnits('10', 8), usdc: parseUnits('1000000', 6) });
+        },
         stop: () => node.stop(),
       };
     } catch (err) {
