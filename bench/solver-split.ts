@@ -1,8 +1,8 @@
-// 100 gasless swaps at once, split across two `hashlock solver` processes' wiring (each its own key,
-// its own PGlite, its own chain workers and transaction engine, talking to the service through the
-// solver API), on `hashlock dev`'s two anvil chains at their block times. Measures each swap from its
-// creation to `completed` as the client polls it, per solver, and until each solver has redeemed
-// every source it is owed.
+// 100 gasless swaps at once, each order asking for one of two `hashlock solver` processes by
+// solver_id (each its own key, PGlite, chain workers and transaction engine, talking to the service
+// through the solver API), on `hashlock dev`'s two anvil chains at their block times: each swap from
+// its creation to `completed` as the client polls it, per solver, then until each solver has redeemed
+// every source it is owed. At the default answer deadline and at a longer one.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,9 +11,9 @@ import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, par
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { devAccount } from '../src/localnet/accounts.ts';
 import { startDev } from '../src/localnet/dev.ts';
-import { startSolverProcess, type SolverProcess } from '../src/solver-process/solver-process.ts';
 import { registerSolver } from '../src/store/solver-registry.ts';
 import { signGaslessInitiate } from '../test/helpers/gasless.ts';
+import { startMakerProcess, type MakerProcess } from '../test/e2e/solver-maker.ts';
 import { evmOnlyConfig } from '../test/helpers/service-config.ts';
 import { devApi } from './dev-api.ts';
 import { evmDeployment } from './settlement.ts';
@@ -26,10 +26,15 @@ const SWAPS = Number(process.env.BENCH_SPLIT_SWAPS ?? 100);
 const AMOUNT = 100_000n;
 const POLL_MS = 500;
 
+/** At the default answer deadline (300 ms), then at a longer one: how many of the burst's orders the late answers cost. */
 export async function benchSolverSplit(): Promise<Row[]> {
+  return [...(await splitRun(300)), ...(await splitRun(2_000))];
+}
+
+async function splitRun(deadlineMs: number): Promise<Row[]> {
   const serviceDir = mkdtempSync(join(tmpdir(), 'hashlock-bench-'));
-  const dev = await startDev({ ...evmOnlyConfig(serviceDir), logLevel: 'warn' });
-  const makers: Array<{ process: SolverProcess; address: Address; dir: string }> = [];
+  const dev = await startDev({ ...evmOnlyConfig(serviceDir), logLevel: 'warn', solverQuoteDeadlineMs: deadlineMs });
+  const makers: Array<{ process: MakerProcess; address: Address }> = [];
   try {
     const [eth, arb] = ['ethereum_localnet', 'arbitrum_localnet'].map((key) => evmDeployment(dev, key)) as [ReturnType<typeof evmDeployment>, ReturnType<typeof evmDeployment>];
     const user = devAccount('user');
@@ -48,17 +53,16 @@ export async function benchSolverSplit(): Promise<Row[]> {
         await fetch(d.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [address, `0x${parseEther('10').toString(16)}`] }) });
       }
       await send(arb, (w) => w.writeContract({ account: user, chain: undefined, address: arb.contracts.wbtc, abi: erc20Abi, functionName: 'transfer', args: [address, 10_000_000n] }));
-      const { key: apiKey } = await registerSolver(dev.service.store.db, { id, name: id });
-      const dir = mkdtempSync(join(tmpdir(), `hashlock-bench-${id}-`));
-      const config = {
-        ...evmOnlyConfig(dir),
-        logLevel: 'warn',
+      const apiKey = (await registerSolver(dev.service.store.db, { id, name: id })).key;
+      const process = await startMakerProcess({
+        id,
+        key,
+        serviceApi: dev.apiUrl,
+        apiKey,
         chains: Object.fromEntries(dev.chains.map((c) => [c.chain.key, c.access])),
-        keys: { solver: key },
-        solvers: [],
         strategies: [{ solver: id, from: FROM, to: TO, fee_bips: 5 }],
-      };
-      makers.push({ process: await startSolverProcess(config, { serviceUrl: dev.apiUrl, solverApiKey: apiKey }), address, dir });
+      });
+      makers.push({ process, address });
     }
     const api = devApi(dev);
     // Both quote once the service has read their funds (every 5 s).
@@ -96,23 +100,20 @@ export async function benchSolverSplit(): Promise<Row[]> {
       if (Date.now() > until) throw new Error('the makers did not redeem every source within 2 min');
     }
     const redeemTail = (performance.now() - redeemStarted) / 1000;
-    const note = `hashlock dev (PGlite, anvil ${dev.chains[0]!.chain.blockTimeMs / 1000} s blocks), two hashlock solver wirings in the bench process; ${done.length}/${SWAPS} completed in ${seconds.toFixed(1)} s (${(done.length / seconds).toFixed(2)} swaps/s), every source redeemed ${redeemTail.toFixed(1)} s later${failure ? `; first failure: ${String(failure.reason)}` : ''}`;
+    const note = `answer deadline ${deadlineMs} ms; hashlock dev (PGlite, anvil ${dev.chains[0]!.chain.blockTimeMs / 1000} s blocks), two hashlock solver processes, the service and the clients in the bench process; ${done.length}/${SWAPS} completed in ${seconds.toFixed(1)} s (${(done.length / seconds).toFixed(2)} swaps/s), every source redeemed ${redeemTail.toFixed(1)} s later${failure ? `; first failure: ${String(failure.reason)}` : ''}`;
     return makers.map((_, i) => {
       const ms = done.filter((d) => d.solverId === `maker-${i + 1}`).map((d) => d.ms);
       return {
-        bench: `${SWAPS} swaps at once across two solvers`,
+        bench: `${SWAPS} swaps at once across two solvers, answers within ${deadlineMs} ms`,
         solver: `maker-${i + 1}`,
         swaps: ms.length,
-        'p50 s': Number((quantile(ms, 0.5) / 1000).toFixed(1)),
-        'p95 s': Number((quantile(ms, 0.95) / 1000).toFixed(1)),
+        'p50 s': ms.length ? Number((quantile(ms, 0.5) / 1000).toFixed(1)) : '',
+        'p95 s': ms.length ? Number((quantile(ms, 0.95) / 1000).toFixed(1)) : '',
         note,
       };
     });
   } finally {
-    for (const m of makers) {
-      await m.process.stop();
-      rmSync(m.dir, { recursive: true, force: true });
-    }
+    for (const m of makers) await m.process.remove();
     await dev.stop();
     rmSync(serviceDir, { recursive: true, force: true });
   }

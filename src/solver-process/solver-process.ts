@@ -132,7 +132,18 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
         controller.signal,
       ),
     ];
-    const quoter = new Quoter(strategies, new StaticPriceSource(config.prices), (asset) => availableLiquidity(store.db, asset));
+    // Its liquidity changes with each balance read (every 5 s): read once a second at most, not per
+    // request, so a burst of requests is answered within the deadline.
+    const liquidity = new Map<string, { at: number; read: Promise<Map<string, bigint>> }>();
+    const available = (asset: string) => {
+      const cached = liquidity.get(asset);
+      if (cached && clock.now() - cached.at < 1_000) return cached.read;
+      const read = availableLiquidity(store.db, asset);
+      liquidity.set(asset, { at: clock.now(), read });
+      read.catch(() => liquidity.delete(asset));
+      return read;
+    };
+    const quoter = new Quoter(strategies, new StaticPriceSource(config.prices), available);
     const answerer = new QuoteAnswerer(api, quoter, registry, log);
     following.push(
       api.follow(

@@ -8,10 +8,6 @@
 // the user receives each destination amount. EVM -> Litecoin is a `todo`: the service does not see a
 // registered solver's LTC (see LTC_DESTINATION_TODO below).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { hexToBytes } from '@noble/curves/utils.js';
 import { lamports, type Address as SolanaAddress } from '@solana/kit';
@@ -23,19 +19,16 @@ import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { solanaAddressOfKey } from '../../src/chains/solana/keys.ts';
 import { solanaRpc } from '../../src/chains/solana/rpc.ts';
-import { DEV_CONFIG_PATH, PACKAGE_ROOT } from '../../src/config/service-config.ts';
 import { devAccount } from '../../src/localnet/accounts.ts';
-import { openStore } from '../../src/store/database.ts';
-import { registerSolver } from '../../src/store/solver-registry.ts';
 import { createDatabase } from '../helpers/stores.ts';
 import { familiesMissing } from './service-chains.ts';
+import { registerMaker, startMakerProcess, type MakerProcess } from './solver-maker.ts';
 import { AMOUNT, openServiceWorld, skipWithoutPostgres, type Chain, type CreatedOrder, type ServiceProcess, type ServiceWorld, type SwapRoute } from './service-process.ts';
 
 const missing = skipWithoutPostgres('the hashlock solver process tests on Litecoin and Solana') || (await familiesMissing());
 if (missing && !/DATABASE_URL/.test(missing)) console.warn(`\n*** SKIPPING the hashlock solver process tests on Litecoin and Solana: ${missing} ***\n`);
 const skip = missing ?? false;
 
-const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 const MAKER = 'maker-families';
 /** Swaps of each route. */
 const SWAPS = 2;
@@ -57,20 +50,10 @@ const json = (value: unknown) => JSON.stringify(value, (_k, v: unknown) => (type
 let world: ServiceWorld | undefined;
 let service: ServiceProcess | undefined;
 let database: { url: string; drop: () => Promise<void> } | undefined;
-let maker: MakerProcess | undefined;
+let maker: Maker | undefined;
 
-/** A `hashlock solver` child process with its own key, data dir and config. */
-interface MakerProcess {
-  id: string;
-  dir: string;
-  key: `0x${string}`;
-  evm: Address;
-  ltcWallet: string;
-  sol: SolanaAddress;
-  child: ChildProcess;
-  output(): string;
-  kill(): Promise<void>;
-}
+/** The maker's process, and its addresses on each family. */
+type Maker = MakerProcess & { evm: Address; ltcWallet: string; sol: SolanaAddress };
 
 before(async () => {
   if (skip) return;
@@ -79,10 +62,7 @@ before(async () => {
   service = await world.startService(database.url);
 });
 after(async () => {
-  if (maker) {
-    await maker.kill();
-    rmSync(maker.dir, { recursive: true, force: true });
-  }
+  await maker?.remove();
   await service?.killed();
   await world?.close();
   await database?.drop();
@@ -118,67 +98,32 @@ const solLamports = async (address: SolanaAddress): Promise<bigint> => (await so
 
 const wbtc = (c: Chain, who: Address) => c.client.readContract({ address: c.deployment.contracts.wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
 
-/** Registers the maker with the service's operator, funds its new key everywhere and starts its process, quoting `feeBips`. */
-async function startMaker(id: string, feeBips: number): Promise<MakerProcess> {
+/** A maker with a new key, funded everywhere, quoting `feeBips` between WBTC and LTC or SOL both ways. */
+async function startMaker(id: string, feeBips: number): Promise<Maker> {
   const w = world!;
-  const store = await openStore({ databaseUrl: database!.url });
-  const { key: apiKey } = await registerSolver(store.db, { id, name: id }).finally(() => store.close());
   const key = generatePrivateKey();
   const ltcWallet = walletAddress(hexToBytes(key.slice(2)), w.ltc!.chain.network);
   const sol = solanaAddressOfKey(key);
   await fund(key, ltcWallet, sol);
-  const dir = mkdtempSync(join(tmpdir(), `hashlock-${id}-`));
-  const dev = JSON.parse(readFileSync(DEV_CONFIG_PATH, 'utf8')) as { prices: Record<string, number> };
-  const configPath = join(dir, 'solver.json');
   const wbtcs = ['ethereum_localnet:wbtc', 'arbitrum_localnet:wbtc'];
   const families = ['litecoin_localnet:ltc', 'solana_localnet:sol'];
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      registry: resolve(PACKAGE_ROOT, 'config/registry.localnet.json'),
-      data_dir: join(dir, 'data'),
-      log_level: 'info',
-      prices: dev.prices,
-      chains: Object.fromEntries([
-        ...[w.eth, w.arb].map((c: Chain) => [c.deployment.chain, { rpc_url: c.node.rpcUrl, ws_url: c.node.rpcUrl.replace(/^http/, 'ws') }]),
-        [w.ltc!.chain.key, w.ltc!.access],
-        [w.sol!.chain.key, w.sol!.access],
-      ]),
-      strategies: [
-        { solver: id, from: wbtcs, to: families, fee_bips: feeBips },
-        { solver: id, from: families, to: wbtcs, fee_bips: feeBips },
-      ],
-    }),
-  );
-  // Nothing of the service's: not its database, not its keys.
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && !k.startsWith('HASHLOCK_')));
-  Object.assign(env, { HASHLOCK_SOLVER_KEY: key, HASHLOCK_SOLVER_API_KEY: apiKey });
-  let output = '';
-  const child = spawn(process.execPath, [BIN, 'solver', '-c', configPath, '--service', service!.api], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const collect = (d: Buffer) => (output += d.toString());
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const started: MakerProcess = {
+  const started = await startMakerProcess({
     id,
-    dir,
     key,
-    evm: privateKeyToAccount(key).address,
-    ltcWallet,
-    sol,
-    child,
-    output: () => output,
-    kill: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
-  maker = started;
-  for (const end = Date.now() + 60_000; !output.includes(`hashlock solver ${id} running`); await pause(50)) {
-    if (child.exitCode !== null || Date.now() > end) throw new Error(`hashlock solver ${id} did not start:\n${output}`);
-  }
-  return started;
+    serviceApi: service!.api,
+    apiKey: await registerMaker(database!.url, id),
+    chains: Object.fromEntries([
+      ...[w.eth, w.arb].map((c: Chain) => [c.deployment.chain, { rpc_url: c.node.rpcUrl, ws_url: c.node.rpcUrl.replace(/^http/, 'ws') }]),
+      [w.ltc!.chain.key, w.ltc!.access],
+      [w.sol!.chain.key, w.sol!.access],
+    ]),
+    strategies: [
+      { solver: id, from: wbtcs, to: families, fee_bips: feeBips },
+      { solver: id, from: families, to: wbtcs, fee_bips: feeBips },
+    ],
+  });
+  maker = Object.assign(started, { evm: privateKeyToAccount(key).address, ltcWallet, sol });
+  return maker;
 }
 
 /** Until the service hears the maker quote a route (it reads its own balances every 5 s; a Litecoin wallet once its watcher recorded the outputs). */
@@ -214,7 +159,7 @@ async function serviceLiquidity(asset: string): Promise<string> {
 }
 
 /** The maker's balances the swaps move. */
-async function makerBalances(m: MakerProcess) {
+async function makerBalances(m: Maker) {
   const w = world!;
   return { eth: await wbtc(w.eth, m.evm), arb: await wbtc(w.arb, m.evm), ltc: await ltcBalance(m.ltcWallet), sol: await solLamports(m.sol) };
 }
@@ -254,7 +199,7 @@ async function settle<K extends string>(routes: Record<K, SwapRoute>): Promise<R
 }
 
 /** Polls the maker's balances until `done` holds (its source redeems go out once the secrets show; a Litecoin one counts once mined). */
-async function makerSettled(m: MakerProcess, done: (b: Awaited<ReturnType<typeof makerBalances>>) => boolean, what: string) {
+async function makerSettled(m: Maker, done: (b: Awaited<ReturnType<typeof makerBalances>>) => boolean, what: string) {
   for (const end = Date.now() + 90_000; ; await pause(500)) {
     const now = await makerBalances(m);
     if (done(now)) return now;

@@ -3,22 +3,15 @@
 // through its SIGKILL and restart, and through the service's; its key is never the service's; and a
 // maker that goes silent after a match is suspended while the client's refund goes through.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { createWalletClient, erc20Abi, http, parseEther } from 'viem';
+import { createWalletClient, erc20Abi, http, parseEther, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { DEV_CONFIG_PATH, PACKAGE_ROOT } from '../../src/config/service-config.ts';
 import { devAccount } from '../../src/localnet/accounts.ts';
-import { openStore } from '../../src/store/database.ts';
-import { registerSolver } from '../../src/store/solver-registry.ts';
 import { createDatabase } from '../helpers/stores.ts';
-import { AMOUNT, openServiceWorld, skipWithoutPostgres, type Chain, type ServiceProcess, type ServiceWorld, type SwapRoute } from './service-process.ts';
+import { AMOUNT, openServiceWorld, skipWithoutPostgres, type ServiceProcess, type ServiceWorld, type SwapRoute } from './service-process.ts';
+import { registerMaker, startMakerProcess, type MakerProcess } from './solver-maker.ts';
 
 const skip = skipWithoutPostgres('the hashlock solver process tests');
-const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 const FROM = 'ethereum_localnet:wbtc';
 const TO = 'arbitrum_localnet:wbtc';
 const MAKER_WBTC = 2_000_000n;
@@ -28,18 +21,6 @@ let service: ServiceProcess | undefined;
 let database: { url: string; drop: () => Promise<void> } | undefined;
 const makers: MakerProcess[] = [];
 
-/** A `hashlock solver` child process with its own key, data dir and config; `restart` after a kill. */
-interface MakerProcess {
-  id: string;
-  dir: string;
-  key: `0x${string}`;
-  address: `0x${string}`;
-  child: ChildProcess;
-  output(): string;
-  kill(): Promise<void>;
-  restart(): Promise<void>;
-}
-
 before(async () => {
   if (skip) return;
   world = await openServiceWorld({ config: { solver_fund_within_seconds: 10 } });
@@ -47,10 +28,7 @@ before(async () => {
   service = await world.startService(database.url);
 });
 after(async () => {
-  for (const m of makers) {
-    await m.kill();
-    rmSync(m.dir, { recursive: true, force: true });
-  }
+  for (const m of makers) await m.remove();
   await service?.killed();
   await world?.close();
   await database?.drop();
@@ -66,64 +44,21 @@ async function fund(address: `0x${string}`): Promise<void> {
   }
 }
 
-/** Registers a maker with the service's operator, funds its new key and starts its process, quoting `feeBips`. */
-async function startMaker(id: string, feeBips: number): Promise<MakerProcess> {
-  const store = await openStore({ databaseUrl: database!.url });
-  const { key: apiKey } = await registerSolver(store.db, { id, name: id }).finally(() => store.close());
+/** A maker with a new key, funded, quoting `feeBips` on WBTC both ways between the two chains. */
+async function startMaker(id: string, feeBips: number): Promise<MakerProcess & { address: Address }> {
   const key = generatePrivateKey();
   const address = privateKeyToAccount(key).address;
   await fund(address);
-  const dir = mkdtempSync(join(tmpdir(), `hashlock-${id}-`));
-  const dev = JSON.parse(readFileSync(DEV_CONFIG_PATH, 'utf8')) as { prices: Record<string, number> };
-  const configPath = join(dir, 'solver.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      registry: resolve(PACKAGE_ROOT, 'config/registry.localnet.json'),
-      data_dir: join(dir, 'data'),
-      log_level: 'info',
-      prices: dev.prices,
-      chains: Object.fromEntries([world!.eth, world!.arb].map((c: Chain) => [c.deployment.chain, { rpc_url: c.node.rpcUrl, ws_url: c.node.rpcUrl.replace(/^http/, 'ws') }])),
-      strategies: [{ solver: id, from: [FROM, TO], to: [FROM, TO], fee_bips: feeBips }],
-    }),
-  );
-  // Nothing of the service's: not its database, not its keys.
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && !k.startsWith('HASHLOCK_')));
-  Object.assign(env, { HASHLOCK_SOLVER_KEY: key, HASHLOCK_SOLVER_API_KEY: apiKey });
-  let output = '';
-  const spawnOne = async (): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, [BIN, 'solver', '-c', configPath, '--service', service!.api], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let own = '';
-    const collect = (d: Buffer) => {
-      own += d.toString();
-      output += d.toString();
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    for (const end = Date.now() + 60_000; !own.includes(`hashlock solver ${id} running`); await new Promise((r) => setTimeout(r, 50))) {
-      if (child.exitCode !== null || Date.now() > end) throw new Error(`hashlock solver ${id} did not start:\n${output}`);
-    }
-    return child;
-  };
-  const maker: MakerProcess = {
+  const maker = await startMakerProcess({
     id,
-    dir,
     key,
-    address,
-    child: await spawnOne(),
-    output: () => output,
-    kill: async () => {
-      if (maker.child.exitCode !== null || maker.child.signalCode !== null) return;
-      const exited = new Promise((r) => maker.child.once('exit', r));
-      maker.child.kill('SIGKILL');
-      await exited;
-    },
-    restart: async () => {
-      maker.child = await spawnOne();
-    },
-  };
+    serviceApi: service!.api,
+    apiKey: await registerMaker(database!.url, id),
+    chains: Object.fromEntries([world!.eth, world!.arb].map((c) => [c.deployment.chain, { rpc_url: c.node.rpcUrl, ws_url: c.node.rpcUrl.replace(/^http/, 'ws') }])),
+    strategies: [{ solver: id, from: [FROM, TO], to: [FROM, TO], fee_bips: feeBips }],
+  });
   makers.push(maker);
-  return maker;
+  return Object.assign(maker, { address });
 }
 
 const route = (solverId: string): SwapRoute => {
