@@ -1,8 +1,9 @@
-// 100 gasless swaps at once, each order asking for one of two `hashlock solver` processes by
-// solver_id (each its own key, PGlite, chain workers and transaction engine, talking to the service
-// through the solver API), on `hashlock dev`'s two anvil chains at their block times: each swap from
-// its creation to `completed` as the client polls it, per solver, then until each solver has redeemed
-// every source it is owed. At the default answer deadline and at a longer one.
+// 100 gasless swaps at once, as clients make them: each quotes its own amount, then orders from one of
+// two `hashlock solver` processes by solver_id (each its own key, PGlite, chain workers and transaction
+// engine, talking to the service through the solver API) at that quote's price, or from the best quote
+// when its solver did not answer in time; on `hashlock dev`'s two anvil chains at their block times.
+// Each swap from its quote to `completed` as the client polls it, per solver, then until each solver has
+// redeemed every source it is owed. At the default answer deadline and at a longer one.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,20 +72,26 @@ async function splitRun(deadlineMs: number): Promise<Row[]> {
       if (quotes.filter((q) => q.solver_id.startsWith('maker-')).length === 2) break;
       if (Date.now() > until) throw new Error(`the makers do not both quote: ${JSON.stringify(quotes)}`);
     }
-    const destinationAmount = ((AMOUNT * 9_995n) / 10_000n).toString();
     const sourcesBefore = await Promise.all(makers.map((m) => wbtcOf(eth, m.address)));
 
+    let unansweredQuotes = 0;
     const swap = async (i: number) => {
-      const solverId = `maker-${(i % 2) + 1}`;
+      const wanted = `maker-${(i % 2) + 1}`;
+      const amount = AMOUNT + BigInt(i);
       const started = performance.now();
-      const created = await api('/v2/orders', { method: 'POST', body: { ...wbtcOrderBody(user.address, AMOUNT, destinationAmount), solver_id: solverId, nonce: randomBytes(8).toString('hex') } });
+      const quotes = (await api(`/v2/quote?from=${FROM}&to=${TO}&from_amount=${amount}`)) as Array<{ solver_id: string; destination: { amount: string } }>;
+      const chosen = quotes.find((q) => q.solver_id === wanted) ?? quotes[0]!;
+      if (chosen.solver_id !== wanted) unansweredQuotes++;
+      const solverId = chosen.solver_id;
+      const body = { ...wbtcOrderBody(user.address, amount, chosen.destination.amount), solver_id: solverId, nonce: randomBytes(8).toString('hex') };
+      const created = await api('/v2/orders', { method: 'POST', body });
       const id = created.order_id as string;
       await api(`/v2/orders/${id}?action=initiate`, { method: 'PATCH', body: { signature: await signGaslessInitiate(user, created.typed_data) } });
       for (let order = await api(`/v2/orders/${id}`); order.status !== 'completed'; order = await api(`/v2/orders/${id}`)) {
         if (performance.now() - started > 300_000) throw new Error(`order ${id} did not complete: ${order.status}`);
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
-      return { solverId, ms: performance.now() - started };
+      return { solverId, amount, ms: performance.now() - started };
     };
     const started = performance.now();
     const results = await Promise.allSettled(Array.from({ length: SWAPS }, (_, i) => swap(i)));
@@ -92,7 +99,7 @@ async function splitRun(deadlineMs: number): Promise<Row[]> {
     const done = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     // Each maker's sources redeemed: what it is owed, on chain.
-    const owed = makers.map((_, i) => BigInt(done.filter((d) => d.solverId === `maker-${i + 1}`).length) * AMOUNT);
+    const owed = makers.map((_, i) => done.filter((d) => d.solverId === `maker-${i + 1}`).reduce((sum, d) => sum + d.amount, 0n));
     const redeemStarted = performance.now();
     for (const until = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 500))) {
       const now = await Promise.all(makers.map((m) => wbtcOf(eth, m.address)));
@@ -100,7 +107,7 @@ async function splitRun(deadlineMs: number): Promise<Row[]> {
       if (Date.now() > until) throw new Error('the makers did not redeem every source within 2 min');
     }
     const redeemTail = (performance.now() - redeemStarted) / 1000;
-    const note = `answer deadline ${deadlineMs} ms; hashlock dev (PGlite, anvil ${dev.chains[0]!.chain.blockTimeMs / 1000} s blocks), two hashlock solver processes, the service and the clients in the bench process; ${done.length}/${SWAPS} completed in ${seconds.toFixed(1)} s (${(done.length / seconds).toFixed(2)} swaps/s), every source redeemed ${redeemTail.toFixed(1)} s later${failure ? `; first failure: ${String(failure.reason)}` : ''}`;
+    const note = `answer deadline ${deadlineMs} ms; hashlock dev (PGlite, anvil ${dev.chains[0]!.chain.blockTimeMs / 1000} s blocks), two hashlock solver processes, the service and the clients in the bench process; ${SWAPS - unansweredQuotes}/${SWAPS} quotes had their solver's answer; ${done.length}/${SWAPS} completed (${done.filter((d) => !d.solverId.startsWith('maker-')).length} by the in-process solver) in ${seconds.toFixed(1)} s (${(done.length / seconds).toFixed(2)} swaps/s), every source redeemed ${redeemTail.toFixed(1)} s later${failure ? `; first failure: ${String(failure.reason)}` : ''}`;
     return makers.map((_, i) => {
       const ms = done.filter((d) => d.solverId === `maker-${i + 1}`).map((d) => d.ms);
       return {

@@ -46,6 +46,8 @@ interface Connection {
 
 interface OpenRequest {
   ask: QuoteAsk;
+  /** A match request's answers bind to that offer only; the others stand (see `standing`). */
+  matching: boolean;
   askedOf: Set<string>;
   answers: FirmAnswer[];
   closesAt: number;
@@ -56,8 +58,14 @@ interface OpenRequest {
 const CLOSED_MEMORY_MS = 60_000;
 /** The longest a firm answer may promise to hold. */
 const MAX_ANSWER_SECONDS = 3600;
+/** An answer stands until its expiry less this, so no order is matched on a price in its last seconds. */
+export const STANDING_MARGIN_SECONDS = 2;
+/** The most asks whose answers are kept standing; the oldest go first. */
+const MAX_STANDING_ASKS = 10_000;
 
 const pairKey = (from: string, to: string) => `${from}>${to}`;
+/** Answers stand under what an order names: the pair, the source amount it sends, its affiliate fee. */
+const standingKey = (ask: QuoteAsk, sourceAmount: bigint) => `${pairKey(ask.from.id, ask.to.id)}|${sourceAmount}|${ask.affiliateFeeBips}`;
 
 /** What became of a quote request sent to a solver: answered in time, not in time, or answered too late (refused). */
 export type AskOutcome = 'answered' | 'unanswered' | 'late';
@@ -75,12 +83,18 @@ export interface QuoteAuctionOptions {
  * and their answers. `ask` sends a request to every connected solver that registered the pair and is
  * not excluded, and resolves with the answers that arrived before the deadline, as soon as every asked
  * solver has answered or when the deadline passes. An answer after that is refused (`quote_closed`).
+ *
+ * An answer is firm until its `expires_at`: it stands, and an order for the same pair, source amount and
+ * affiliate fee is matched on the standing answers of the solvers asked, without a second request. A
+ * client quotes before it orders, so its order waits on no solver, however busy the solvers are then.
  */
 export class QuoteAuction {
   private readonly connections = new Map<string, Set<Connection>>();
   private readonly open = new Map<string, OpenRequest>();
   /** Recently closed requests: when, and whom they asked. */
   private readonly closed = new Map<string, { at: number; askedOf: ReadonlySet<string> }>();
+  /** Answers still firm, by `standingKey` then solver; the newest answer of a solver replaces its older one. */
+  private readonly standing = new Map<string, Map<string, FirmAnswer>>();
   readonly deadlineMs: number;
   private readonly clock: Clock;
   private readonly onOutcome: (solverId: string, outcome: AskOutcome) => void;
@@ -129,6 +143,10 @@ export class QuoteAuction {
    */
   async ask(ask: QuoteAsk, solverIds: readonly string[], options: { match?: Offer; windowMs?: number } = {}): Promise<FirmAnswer[]> {
     if (solverIds.length === 0) return [];
+    if (ask.purpose === 'order' && !options.match && ask.sourceAmount !== undefined) {
+      const held = this.standingAnswers(ask, ask.sourceAmount, solverIds);
+      if (held.length > 0) return held;
+    }
     const id = randomUUID();
     const windowMs = options.windowMs ?? this.deadlineMs;
     const closesAt = this.clock.now() + windowMs;
@@ -147,7 +165,7 @@ export class QuoteAuction {
           : {}),
       })}\n\n`;
     const key = pairKey(ask.from.id, ask.to.id);
-    const request: OpenRequest = { ask, askedOf: new Set(), answers: [], closesAt, done: () => {} };
+    const request: OpenRequest = { ask, matching: options.match !== undefined, askedOf: new Set(), answers: [], closesAt, done: () => {} };
     const finished = new Promise<void>((resolve) => {
       request.done = resolve;
     });
@@ -203,8 +221,30 @@ export class QuoteAuction {
     }
     const answer: FirmAnswer = { solverId, sourceAmount, destinationAmount, expiresAt: body.expires_at };
     request.answers.push(answer);
+    if (!request.matching) this.stand(ask, answer);
     if (request.answers.length === request.askedOf.size) request.done();
     return answer;
+  }
+
+  /** The standing answers of `solverIds` for what an order names, those not within the margin of their expiry. */
+  standingAnswers(ask: QuoteAsk, sourceAmount: bigint, solverIds: readonly string[]): FirmAnswer[] {
+    const answers = this.standing.get(standingKey(ask, sourceAmount));
+    if (!answers) return [];
+    const until = unixSeconds(this.clock) + STANDING_MARGIN_SECONDS;
+    const held: FirmAnswer[] = [];
+    for (const [solverId, answer] of answers) {
+      if (answer.expiresAt <= until) answers.delete(solverId);
+      else if (solverIds.includes(solverId)) held.push(answer);
+    }
+    return held;
+  }
+
+  private stand(ask: QuoteAsk, answer: FirmAnswer): void {
+    const key = standingKey(ask, answer.sourceAmount);
+    const answers = this.standing.get(key) ?? new Map<string, FirmAnswer>();
+    this.standing.delete(key);
+    this.standing.set(key, answers.set(answer.solverId, answer));
+    if (this.standing.size > MAX_STANDING_ASKS) this.standing.delete(this.standing.keys().next().value!);
   }
 
   private remember(id: string, askedOf: ReadonlySet<string>): void {

@@ -61,9 +61,10 @@ describeEachStore('solver API: quote requests, competing answers, matched orders
   /** Offers `destination` for any source amount (scaled from 100,000 sats). */
   const offering = (destination: bigint, delayMs = 0): Pricer => (r) => ({ amount: (destination * BigInt(r.source_amount ?? '100000')) / 100_000n, delayMs });
   const quote = () => appCall('GET', `/v2/quote?from=${FROM}&to=${TO}&from_amount=100000`);
-  const order = (destination: bigint, extra: object = {}) =>
+  /** Answers stand until their expiry, so a test that wants fresh answers orders an amount nobody quoted yet. */
+  const order = (destination: bigint, extra: object = {}, source = 100_000n) =>
     appCall('POST', '/v2/orders', {
-      source: { asset: FROM, owner: USER, amount: '100000' },
+      source: { asset: FROM, owner: USER, amount: source.toString() },
       destination: { asset: TO, owner: USER, amount: destination.toString() },
       nonce: `q-${++nonce}`,
       ...extra,
@@ -143,10 +144,10 @@ describeEachStore('solver API: quote requests, competing answers, matched orders
     const theirs = await SseClient.open(`${base}/solver/v1/orders/events`, { 'solver-key': makers['maker-2']!.key });
     const before = (await availableLiquidity(t.store.db, TO)).get('maker-1')!;
 
-    const created = await order(99_850n);
+    const created = await order(99_850n, {}, 100_001n);
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const orderId = created.body.result.order_id as string;
-    assert.equal(one.requests.at(-1)!.purpose, 'order');
+    assert.equal(one.requests.at(-1)!.purpose, 'order', 'an amount nobody quoted: the order asks');
     const read = (await appCall('GET', `/v2/orders/${orderId}`)).body.result;
     const maker = makers['maker-1']!.account.address;
     assert.equal(read.solver_id, 'maker-1');
@@ -164,10 +165,10 @@ describeEachStore('solver API: quote requests, competing answers, matched orders
     assert.equal(theirs.events.length, 0, 'maker-2 hears nothing of an order it was not matched to');
 
     // A client's solver_id is honoured, even against a better answer; and the asked amount must be within its answer.
-    const chosen = await order(99_800n, { solver_id: 'maker-2' });
+    const chosen = await order(99_800n, { solver_id: 'maker-2' }, 100_001n);
     assert.equal(chosen.status, 201, JSON.stringify(chosen.body));
     assert.equal((await appCall('GET', `/v2/orders/${chosen.body.result.order_id}`)).body.result.solver_id, 'maker-2');
-    const greedy = await order(99_800n * 10_100n / 10_000n, { solver_id: 'maker-2', slippage: 50 });
+    const greedy = await order(99_800n * 10_100n / 10_000n, { solver_id: 'maker-2', slippage: 50 }, 100_001n);
     assert.deepEqual([greedy.status, greedy.body.code], [400, 'slippage_exceeded'], JSON.stringify(greedy.body));
     assert.match(greedy.body.error, /quote: 99800/);
 
@@ -176,6 +177,45 @@ describeEachStore('solver API: quote requests, competing answers, matched orders
     await resumed.until(() => resumed.events.length > 0, 10_000, 'the backlog');
     assert.deepEqual(resumed.data().map((e) => e.order_id), [orderId]);
     for (const s of [mine, theirs, resumed, one, two]) s.close();
+  });
+
+  test('answers bind until their expiry: an order for a quoted amount is matched on the answers given, without a request; another amount asks again; an answer in its last 2 s is not used', async () => {
+    let perHundredThousand = 99_950n;
+    const maker = await connect('maker-1', (r) =>
+      r.source_amount !== null
+        ? { amount: (perHundredThousand * BigInt(r.source_amount)) / 100_000n, expiresInSeconds: r.source_amount === '300002' ? 2 : 30 }
+        : { amount: (BigInt(r.destination_amount!) * 100_000n) / perHundredThousand + 1n },
+    );
+    const quoted = await appCall('GET', `/v2/quote?from=${FROM}&to=${TO}&from_amount=300000`);
+    assert.deepEqual(quoted.body.result[0].destination.amount, '299850', JSON.stringify(quoted.body));
+    const asked = maker.requests.length;
+    perHundredThousand = 99_000n; // it would answer worse now, but its answer stands
+    const created = await order(299_850n, {}, 300_000n);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const read = (await appCall('GET', `/v2/orders/${created.body.result.order_id}`)).body.result;
+    assert.deepEqual([read.solver_id, read.destination_swap.amount], ['maker-1', '299850']);
+    assert.equal(maker.requests.length, asked, 'no request: the order was matched on the standing answer');
+
+    // A quote by destination amount stands for the source amount its answer named (as POST /v3/quote orders it).
+    perHundredThousand = 99_950n;
+    const byDestination = await appCall('GET', `/v2/quote?from=${FROM}&to=${TO}&to_amount=199900`);
+    const mine = byDestination.body.result.find((q: Json) => q.solver_id === 'maker-1');
+    assert.equal(mine.source.amount, '200001', JSON.stringify(byDestination.body));
+    const fromQuote = await order(199_900n, {}, 200_001n);
+    assert.equal(fromQuote.status, 201, JSON.stringify(fromQuote.body));
+    assert.equal((await appCall('GET', `/v2/orders/${fromQuote.body.result.order_id}`)).body.result.solver_id, 'maker-1');
+    assert.equal(maker.requests.length, asked + 1, 'only the quote asked');
+
+    const other = await order(299_800n, {}, 300_001n);
+    assert.equal(other.status, 201, JSON.stringify(other.body));
+    assert.deepEqual([maker.requests.length, maker.requests.at(-1)!.purpose, maker.requests.at(-1)!.source_amount], [asked + 2, 'order', '300001']);
+
+    // An answer expiring within 2 s still shows in its quote, but an order asks again.
+    assert.equal((await appCall('GET', `/v2/quote?from=${FROM}&to=${TO}&from_amount=300002`)).body.result[0].solver_id, 'maker-1');
+    const late = await order(299_800n, {}, 300_002n);
+    assert.equal(late.status, 201, JSON.stringify(late.body));
+    assert.deepEqual([maker.requests.length, maker.requests.at(-1)!.purpose], [asked + 4, 'order'], 'the order asked again');
+    maker.close();
   });
 
   test('what no solver can honour is not quoted: short liquidity, a suspended solver, nobody answering', async () => {
@@ -198,7 +238,7 @@ describeEachStore('solver API: quote requests, competing answers, matched orders
 
     // A registered solver that does not answer: its solver_id gets no quote, after the deadline.
     const silent = await connect('maker-2', () => undefined);
-    const unanswered = await order(99_800n, { solver_id: 'maker-2' });
+    const unanswered = await order(99_800n, { solver_id: 'maker-2' }, 100_002n);
     assert.deepEqual([unanswered.status, unanswered.body.code], [400, 'no_route']);
     assert.match(unanswered.body.error, /no solver answered a quote request for ethereum_localnet:wbtc -> arbitrum_localnet:wbtc within 300 ms/);
     silent.close();
@@ -254,11 +294,14 @@ describeEachStore('solver API: quote requests, competing answers, matched orders
     const revoked = await connect('maker-2', offering(99_990n));
     assert.equal((await quote()).body.result[0].solver_id, 'maker-2');
     assert.equal(await revokeSolver(t.store.db, 'maker-2'), true);
-    // Until its stream's recheck it is still asked, and its answer is the best; the order goes elsewhere.
+    // Until its stream's recheck it is still asked, and its answers stand and are the best; the order goes elsewhere.
     const askedBefore = revoked.requests.length;
     const created = await order(99_700n);
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    assert.ok(revoked.requests.length > askedBefore, 'asked for the order in the seconds before its stream notices');
+    const fresh = await order(99_700n, {}, 100_003n);
+    assert.equal(fresh.status, 201, JSON.stringify(fresh.body));
+    assert.equal(revoked.requests.length, askedBefore + 1, 'asked for the unquoted order in the seconds before its stream notices');
+    assert.equal((await appCall('GET', `/v2/orders/${fresh.body.result.order_id}`)).body.result.solver_id, SOLVER.id, 'not matched to the revoked solver');
     assert.equal((await appCall('GET', `/v2/orders/${created.body.result.order_id}`)).body.result.solver_id, SOLVER.id, 'not matched to the revoked solver');
     const started = Date.now();
     while (!revoked.closed && Date.now() - started < 8_000) await new Promise((resolve) => setTimeout(resolve, 100));
