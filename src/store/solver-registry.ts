@@ -162,3 +162,19 @@ export async function addressHolder(db: Db, chain: string, address: string): Pro
     .executeTakeFirst();
   return row?.solver_id;
 }
+
+/**
+ * The addresses on `chain` of the solvers that hold funds the service reads: every configured solver's,
+ * and every unrevoked registered solver's proven one (a watcher records their wallets' outputs).
+ */
+export async function activeSolverAddresses(db: Db, chain: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('solver_addresses as a')
+    .innerJoin('solvers as s', 's.id', 'a.solver_id')
+    .select('a.address')
+    .where('a.chain', '=', chain)
+    .where('s.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('s.key_hash', 'is', null), eb('a.proven_at', 'is not', null)]))
+    .execute();
+  return rows.map((r) => r.address);
+}

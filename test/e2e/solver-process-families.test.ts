@@ -2,11 +2,10 @@
 // `hashlock serve` on PostgreSQL, over two anvil chains, Litecoin regtest and the local Solana chain.
 // The same 32-byte key is its EVM account, its Litecoin x-only key (its wallet the key-path P2TR
 // address) and its Solana ed25519 seed; it proves each address to the service at start. Swaps matched
-// to it by `solver_id`, Litecoin -> EVM, EVM -> SOL and SOL -> EVM, all at once: each completes, the
-// maker funds every destination and redeems every source with its own key (none of those steps is
-// the service's), its balances move by the swaps' amounts (less its fees where it pays them), and
-// the user receives each destination amount. EVM -> Litecoin is a `todo`: the service does not see a
-// registered solver's LTC (see LTC_DESTINATION_TODO below).
+// to it by `solver_id`, Litecoin -> EVM, EVM -> SOL and SOL -> EVM, all at once, then EVM -> Litecoin:
+// each completes, the maker funds every destination and redeems every source with its own key (none
+// of those steps is the service's), its balances move by the swaps' amounts (less its fees where it
+// pays them), and the user receives each destination amount.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { hexToBytes } from '@noble/curves/utils.js';
@@ -282,16 +281,11 @@ test('hashlock solver settles Litecoin -> EVM, EVM -> SOL and SOL -> EVM swaps m
   assert.ok(!m.output().toLowerCase().includes(m.key.slice(2)), 'rule 7: the maker prints no key');
 });
 
-// The service weighs a registered solver's answers against its own record of the solver's liquidity
-// (src/pricing/quote.ts, `available`). On a Bitcoin-family chain that record is the confirmed outputs
-// its watcher recorded at the solver's key-path address (src/chains/bitcoin/runtime.ts, `balances`),
-// and its watcher records the outputs of its own solver's wallet only (`walletAddresses`): a registered
-// maker's LTC reads 0 there, whatever its wallet holds, so its EVM -> Litecoin answers are dropped as
-// short of liquidity. Not a bug of src/solver-process/: the service's side needs to watch the
-// registered solvers' proven Bitcoin-family wallets (or read their balances from the node).
-const LTC_DESTINATION_TODO = "the service does not watch a registered solver's Litecoin wallet: it reads the maker's LTC liquidity as 0 and drops its quotes";
-
-test('hashlock solver settles EVM -> Litecoin swaps matched to it, funding from its own key-path wallet', { skip, todo: skip ? false : LTC_DESTINATION_TODO, timeout: 300_000 }, async (t) => {
+// The service weighs a registered solver's answers against its own record of the solver's liquidity.
+// On a Bitcoin-family chain that record is the confirmed outputs its watcher recorded at the solver's
+// key-path address: the maker's wallet was funded before it proved its key, so the watcher reads those
+// outputs from the node's UTXO set once the proof is in.
+test('hashlock solver settles EVM -> Litecoin swaps matched to it, funding from its own key-path wallet', { skip, timeout: 300_000 }, async (t) => {
   const w = world!;
   const ltc = w.ltc!;
   const m = maker ?? (await startMaker(MAKER, 5));

@@ -5,6 +5,7 @@ import { bytesToHex, hexToBytes, type Hex } from 'viem';
 import { satoshis } from './chain-data.ts';
 import { BitcoinRpcError, bitcoinRpcFor, type BitcoinRpc } from './rpc.ts';
 import { addressScript, buildWalletTx, walletAddress, type Utxo } from './wallet-tx.ts';
+import { scanUtxoSet } from './utxo-scan.ts';
 import { SwapError, type SwapWallet, type SwapWalletInput } from '../swap-wallet.ts';
 
 /** The network of the devnet's Litecoin chain (`hashlock dev` runs Litecoin Core in regtest). */
@@ -29,10 +30,6 @@ export interface LitecoinWallet {
   privateKey: Uint8Array;
   rpcUrl: string;
   rpc: BitcoinRpc;
-}
-
-interface ScanResult {
-  unspents: Array<{ txid: string; vout: number; amount: number }>;
 }
 
 interface RawTx {
@@ -73,35 +70,21 @@ async function guarded<T>(wallet: LitecoinWallet, request: () => Promise<T>): Pr
 
 const call = <T>(wallet: LitecoinWallet, method: string, params: unknown[]): Promise<T> => guarded(wallet, () => wallet.rpc.call<T>(method, params));
 
-/** The node runs one UTXO-set scan at a time, for every client: a scan asked meanwhile is refused and asked again. */
-const SCAN_BUSY = /scan already in progress/i;
-
-const scan = (wallet: LitecoinWallet): Promise<ScanResult> =>
-  guarded(wallet, async () => {
-    for (const until = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 20 + Math.random() * 80))) {
-      try {
-        return await wallet.rpc.call<ScanResult>('scantxoutset', ['start', [`addr(${wallet.address})`]]);
-      } catch (err) {
-        if (!(err instanceof BitcoinRpcError && SCAN_BUSY.test(err.message)) || Date.now() > until) throw err;
-      }
-    }
-  });
+const scan = (wallet: LitecoinWallet) => guarded(wallet, () => scanUtxoSet(wallet.rpc, [wallet.address]));
 
 /** The user's confirmed balance in litoshis: its outputs in the node's UTXO set. */
 export async function litecoinBalance(wallet: LitecoinWallet): Promise<bigint> {
-  const { unspents } = await scan(wallet);
-  return unspents.reduce((sum, u) => sum + satoshis(u.amount), 0n);
+  return (await scan(wallet)).reduce((sum, u) => sum + u.value, 0n);
 }
 
 /** The user's confirmed outputs that no transaction in the mempool spends yet. */
 async function spendableUtxos(wallet: LitecoinWallet): Promise<Utxo[]> {
-  const { unspents } = await scan(wallet);
   const utxos: Utxo[] = [];
-  for (const u of unspents) {
+  for (const u of await scan(wallet)) {
     // gettxout with the mempool answers null for an output a pending transaction spends (an earlier
     // swap's funding that is not mined yet); spending it again would be refused as a conflict.
     const unspent = await call<unknown>(wallet, 'gettxout', [u.txid, u.vout, true]);
-    if (unspent !== null) utxos.push({ txid: u.txid, vout: u.vout, value: satoshis(u.amount) });
+    if (unspent !== null) utxos.push({ txid: u.txid, vout: u.vout, value: u.value });
   }
   return utxos;
 }

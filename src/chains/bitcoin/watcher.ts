@@ -2,6 +2,7 @@ import {
   dropUnconfirmed,
   recordSpends,
   recordUtxos,
+  addressesWithOutputs,
   refreshSwapFunding,
   swapsWithMinedSpend,
   undoUtxosAbove,
@@ -24,6 +25,7 @@ import { ChainMovedError, resumePoint, watcherPoll, type Reorg, type Resume } fr
 import { scanTransactions, type RpcBlock, type RpcTransaction, type Scan, type SpendCandidate } from './chain-data.ts';
 import { BitcoinRpcError, RPC_ERRORS } from './rpc.ts';
 import { ScriptIndex } from './script-index.ts';
+import { scanUtxoSet } from './utxo-scan.ts';
 
 /** What the watcher needs of a node's JSON-RPC (`BitcoinRpc` has it; tests and the bench wrap it to count calls). */
 export interface BitcoinRpcClient {
@@ -134,6 +136,7 @@ export class BitcoinWatcher {
     const key = this.chain.key;
     const window = BigInt(this.confirmationWindow);
     await this.scripts.refresh(this.db);
+    await this.rescanWallets();
     const known = this.knownMempool ?? new Set(await unconfirmedTxids(this.db, key));
     // The mempool before the head: a transaction missing from it was mined at or below the head
     // (or dropped), so the blocks read below account for every one that left.
@@ -187,6 +190,28 @@ export class BitcoinWatcher {
     // Only after the commit: a failed poll scans the same transactions again.
     this.knownMempool = mempool?.known ?? new Set([...known].filter((txid) => !mined.has(txid)));
     return { from, to, head, ...found, ...(mempool ? { mempool: mempool.step } : {}), ...(reorg ? { reorg } : {}) };
+  }
+
+  /**
+   * Outputs paid to newly watched wallets before they were watched (a solver funded before it proved its
+   * key, a service started on a funded wallet), read once from the node's UTXO set; a wallet with
+   * recorded outputs was watched before, and the blocks since the cursor hold the rest.
+   */
+  private async rescanWallets(): Promise<void> {
+    const fresh = this.scripts.unscannedWallets;
+    if (fresh.length === 0) return;
+    const known = await addressesWithOutputs(this.db, this.chain.key, fresh);
+    const outputs = await scanUtxoSet(this.rpc, fresh.filter((a) => !known.has(a)));
+    const times = new Map<bigint, Date>();
+    for (const { height } of outputs) {
+      if (!times.has(height)) times.set(height, new Date((await this.rpc.call<{ time: number }>('getblockheader', [await this.blockHash(height)])).time * 1000));
+    }
+    const utxos = outputs.flatMap((o) => {
+      const address = this.scripts.addressOf(o.script);
+      return address === undefined ? [] : [{ txid: o.txid, vout: o.vout, script: o.script, address, value: o.value, blockNumber: o.height, blockTime: times.get(o.height)! }];
+    });
+    await recordUtxos(this.db, this.chain.key, utxos);
+    this.scripts.markScanned(fresh);
   }
 
   private startBlock(head: bigint): bigint {

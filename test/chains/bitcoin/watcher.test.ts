@@ -23,7 +23,8 @@ import type { ParentLog } from '../../../src/log.ts';
 import { SecretBox } from '../../../src/orders/secret-box.ts';
 import { orderStatus, type OrderStatus } from '../../../src/orders/status.ts';
 import { solverWork } from '../../../src/store/solver-queries.ts';
-import { utxosOf } from '../../../src/chains/bitcoin/store/utxos.ts';
+import { confirmedBalance, utxosOf } from '../../../src/chains/bitcoin/store/utxos.ts';
+import { registerSolver, revokeSolver, setSolverAddress } from '../../../src/store/solver-registry.ts';
 import { listChainHeights } from '../../../src/store/chain-heights.ts';
 import { toRfc3339Seconds, type Store } from '../../../src/store/database.ts';
 import { findOrder, insertOrder, type NewOrder, type SwapRecord } from '../../../src/store/orders.ts';
@@ -74,6 +75,8 @@ describeEachStore('BitcoinWatcher', (kind) => {
   const statements = new StatementCounter();
   /** Every RPC method the watchers sent, in order. */
   const calls: string[] = [];
+  /** The descriptors of every UTXO-set scan the watchers asked for. */
+  const scanned: string[] = [];
   const walletKey = schnorr.utils.randomSecretKey();
   const wallet = p2tr(schnorr.getPublicKey(walletKey), undefined, NETWORK);
 
@@ -91,6 +94,7 @@ describeEachStore('BitcoinWatcher', (kind) => {
       rpc = {
         call: <T>(method: string, params?: unknown[]) => {
           calls.push(method);
+          if (method === 'scantxoutset') scanned.push(...(params![1] as string[]));
           return ltc.rpc.call<T>(method, params);
         },
       };
@@ -188,7 +192,7 @@ describeEachStore('BitcoinWatcher', (kind) => {
     const result = await watcher.poll();
     assert.equal(result.from, startHeight);
     assert.equal(result.to, BigInt(await ltc.rpc.getBlockCount()));
-    assert.equal(watcher.watchedScripts, 2, 'the order HTLC and the wallet address');
+    assert.equal(watcher.watchedScripts, 3, "the order HTLC, the wallet address and the configured solver's key-path wallet");
     assert.deepEqual(result.received, []);
     assert.equal((await listChainHeights(store.db)).get(CHAIN), result.to);
   });
@@ -504,6 +508,48 @@ describeEachStore('BitcoinWatcher', (kind) => {
     await watcher.poll();
     const [recorded] = await utxosOf(store.db, CHAIN, wallet.address);
     assert.deepEqual([recorded?.spentTxid, recorded?.spentBlockNumber], [spend, await heightOf(spendBlock!)]);
+  });
+
+  test("a registered solver's wallet: outputs paid before it proved its key are read once from the UTXO set, later ones from blocks; a revoked solver's is not watched", async (t) => {
+    if (!(await setup(t))) return;
+    const maker = schnorr.utils.randomSecretKey();
+    const makerWallet = p2tr(schnorr.getPublicKey(maker), undefined, NETWORK).address;
+    const revokedKey = schnorr.utils.randomSecretKey();
+    const revokedWallet = p2tr(schnorr.getPublicKey(revokedKey), undefined, NETWORK).address;
+    const before = await fund(makerWallet, 3_000_000n);
+    await fund(revokedWallet, 1_000_000n);
+    await mine();
+    await watcher.poll();
+    assert.deepEqual(await utxosOf(store.db, CHAIN, makerWallet), [], 'not watched yet');
+
+    for (const [id, key] of [['ltc-maker', maker], ['ltc-revoked', revokedKey]] as const) {
+      await registerSolver(store.db, { id, name: id });
+      await setSolverAddress(store.db, { solverId: id, chain: CHAIN, address: xOnly(key), proof: 'signed' });
+    }
+    await revokeSolver(store.db, 'ltc-revoked');
+    const scans = calls.filter((c) => c === 'scantxoutset').length;
+    await watcher.poll();
+    assert.equal(calls.filter((c) => c === 'scantxoutset').length, scans + 1, 'one scan for the new wallet');
+    assert.deepEqual(scanned.at(-1), `addr(${makerWallet})`);
+    const [old] = await utxosOf(store.db, CHAIN, makerWallet, { unspent: true });
+    assert.deepEqual([old?.txid, old?.value], [before, 3_000_000n]);
+    assert.ok(old?.blockNumber !== null && old?.blockTime !== null, 'recorded as mined, with its block');
+    assert.equal(await confirmedBalance(store.db, CHAIN, makerWallet), 3_000_000n);
+    assert.deepEqual(await utxosOf(store.db, CHAIN, revokedWallet), [], "a revoked solver's wallet is not watched");
+
+    const after = await fund(makerWallet, 2_000_000n);
+    await mine();
+    await watcher.poll();
+    await watcher.poll();
+    assert.equal(calls.filter((c) => c === 'scantxoutset').length, scans + 1, 'scanned once');
+    assert.equal(await confirmedBalance(store.db, CHAIN, makerWallet), 5_000_000n);
+    assert.ok((await utxosOf(store.db, CHAIN, makerWallet)).some((u) => u.txid === after));
+    const scannedBefore = scanned.length;
+    const restarted = newWatcher();
+    await restarted.poll();
+    assert.ok(!scanned.slice(scannedBefore).includes(`addr(${makerWallet})`), 'after a restart a wallet with recorded outputs is not scanned again');
+    assert.equal(await confirmedBalance(store.db, CHAIN, makerWallet), 5_000_000n);
+    watcher = restarted;
   });
 
   test('restart: a new watcher resumes from the cursor without double counting; the same blocks scanned again change nothing', async (t) => {

@@ -268,6 +268,13 @@ export async function utxosOf(db: Db, chain: string, address: string, options: {
   }));
 }
 
+/** Which of `addresses` have any output recorded. */
+export async function addressesWithOutputs(db: Db, chain: string, addresses: readonly string[]): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const rows = await db.selectFrom('bitcoin_utxos').select('address').distinct().where('chain', '=', chain).where('address', 'in', addresses).execute();
+  return new Set(rows.map((r) => r.address));
+}
+
 /** The sum of an address's recorded outputs that are mined and unspent (a wallet's confirmed balance). */
 export async function confirmedBalance(db: Db, chain: string, address: string): Promise<bigint> {
   const { rows } = await sql<{ total: string | null }>`
