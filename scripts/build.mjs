@@ -3,13 +3,15 @@
 // bin/hashlock.js runs dist/ only while the stamp is newer than every file under src/. A build that
 // fails leaves no stamp: the command then runs the sources through tsx, as without a build.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { DIST, ROOT, STAMP } from '../bin/compiled.js';
 
 const SRC = join(ROOT, 'src');
 rmSync(STAMP, { force: true });
+// The stamp carries the time the build started: a source edited while it ran is newer, so not taken as built.
+const started = new Date();
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const result = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (result.status !== 0) {
@@ -28,4 +30,5 @@ const copy = (dir) => {
   }
 };
 copy(SRC);
-writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+writeFileSync(STAMP, `${started.toISOString()}\n`);
+utimesSync(STAMP, started, started);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import type { Hex } from 'viem';
 import { connectChains, startChainWorkers } from '../chain-workers.ts';
@@ -8,7 +9,7 @@ import { loadRegistry, type Registry } from '../chains/registry.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { ConfigError } from '../config/schema-check.ts';
 import type { ServiceConfig, SolverConfig } from '../config/service-config.ts';
-import { safeErrorText } from '../errors.ts';
+import { isFetchFailure, safeErrorText } from '../errors.ts';
 import { every, LeaseHeartbeat, runWorker } from '../lease-loop.ts';
 import type { ParentLog } from '../log.ts';
 import { loadSecretKey, SecretBox } from '../orders/secret-box.ts';
@@ -31,6 +32,8 @@ export interface SolverProcessOptions {
   serviceUrl: string;
   /** The solver key the operator issued (`hashlock solvers register`). */
   solverApiKey: string;
+  /** Stops waiting for an unreachable service: the start then rejects with its reason. */
+  signal?: AbortSignal;
   clock?: Clock;
   log?: ParentLog;
 }
@@ -57,21 +60,25 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
   const clock = options.clock ?? systemClock;
   const log = options.log ?? pino({ level: config.logLevel, name: 'hashlock-solver' });
   const registry = loadRegistry(config.registryPath);
+  checkServiceUrl(options.serviceUrl);
+  // Configuration is checked before any call: a mistake in it fails at once, never taken for an outage.
+  // Its strategies are its own, whatever solver the file names in them: checked under one id, then its registered one.
+  const addresses = partiesOfKey(registry, config, key);
+  const checked = buildStrategies(
+    config.strategies.map((s) => ({ ...s, solver: SELF })),
+    [{ id: SELF, name: SELF, addresses }],
+    registry,
+  );
+  const pairs = [...new Map(checked.map((s) => [`${s.from.id}|${s.to.id}`, { source_asset: s.from.id, destination_asset: s.to.id }])).values()];
   const api = new SolverApiClient(options.serviceUrl, options.solverApiKey, log);
   // The service may be down or restarting: the solver waits for it rather than exit.
-  const { me, addresses, strategies, pairs } = await untilReachable(log, async () => {
+  const me = await untilReachable(log, options.signal, async () => {
     const me = await api.me();
-    const addresses = await proveAddresses(api, me, registry, config, key);
-    // Its strategies are its own, whatever solver the file names in them.
-    const strategies = buildStrategies(
-      config.strategies.map((s) => ({ ...s, solver: me.id })),
-      [{ id: me.id, name: me.name, addresses }],
-      registry,
-    );
-    const pairs = [...new Map(strategies.map((s) => [`${s.from.id}|${s.to.id}`, { source_asset: s.from.id, destination_asset: s.to.id }])).values()];
+    await proveAddresses(api, me, registry, addresses, key);
     await api.setPairs(pairs);
-    return { me, addresses, strategies, pairs };
+    return me;
   });
+  const strategies = checked.map((s) => ({ ...s, solverId: me.id }));
   const own: SolverConfig = { id: me.id, name: me.name, addresses };
 
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
@@ -174,31 +181,57 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
   }
 }
 
-/** Runs `step` until the service answers it: again after a network failure or a 5xx, 1 s apart; a refusal (4xx) throws. */
-async function untilReachable<T>(log: ParentLog, step: () => Promise<T>): Promise<T> {
+/** The id its strategies are checked under before it knows its registered one. */
+const SELF = 'hashlock-solver';
+
+function checkServiceUrl(url: string): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    // not a URL: refused below
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`--service: ${url} is not an http(s) URL`);
+}
+
+/** Whether the service is out of reach: no connection, no answer in time, or a 5xx. */
+function isUnreachable(err: unknown): boolean {
+  return isFetchFailure(err) || (err instanceof DOMException && err.name === 'TimeoutError') || (err instanceof SolverApiError && err.status >= 500);
+}
+
+/** Runs `step` until the service answers it, 1 s apart while it is unreachable; any other failure throws. */
+async function untilReachable<T>(log: ParentLog, signal: AbortSignal | undefined, step: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await step();
     } catch (err) {
-      if (err instanceof SolverApiError && err.status < 500) throw err;
+      if (!isUnreachable(err)) throw err;
       if (attempt === 1 || attempt % 30 === 0) log.warn({ error: safeErrorText(err), attempt }, 'the service is not reachable; trying again every second');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await sleep(1_000, undefined, { signal });
     }
   }
 }
 
-/** The key's party on every configured chain whose family proves addresses, each proven to the service unless it is already. */
-async function proveAddresses(api: SolverApiClient, me: SolverIdentity, registry: Registry, config: ServiceConfig, key: Hex): Promise<Record<string, string>> {
+/** The key's party on every configured chain whose family proves addresses. */
+function partiesOfKey(registry: Registry, config: ServiceConfig, key: Hex): Record<string, string> {
   const addresses: Record<string, string> = {};
   for (const [chainKey, access] of Object.entries(config.chains)) {
     const chain = registry.chain(chainKey);
     const adapter = chain && chainAdapter(chain);
     if (!chain || !access.rpc_url || !adapter?.partyOfKey || !adapter.signAddressProof) continue;
-    const address = adapter.partyOfKey(chain, key);
-    addresses[chainKey] = address;
+    addresses[chainKey] = adapter.partyOfKey(chain, key);
+  }
+  return addresses;
+}
+
+/** Proves each of `addresses` to the service unless it is already. */
+async function proveAddresses(api: SolverApiClient, me: SolverIdentity, registry: Registry, addresses: Record<string, string>, key: Hex): Promise<void> {
+  for (const [chainKey, address] of Object.entries(addresses)) {
+    const chain = registry.chain(chainKey);
+    const adapter = chain && chainAdapter(chain);
+    if (!chain || !adapter?.signAddressProof) continue; // none: partiesOfKey keeps only the chains that prove
     const proven = me.addresses.find((a) => a.chain === chainKey);
     if (proven && adapter.normalizeParty(chain, proven.address) === adapter.normalizeParty(chain, address)) continue;
     await api.proveAddress(chainKey, address, await adapter.signAddressProof(key, solverAddressMessage(me.id, chainKey, address)));
   }
-  return addresses;
 }
