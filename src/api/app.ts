@@ -18,7 +18,7 @@ import { QuoteAuction } from '../pricing/quote-auction.ts';
 import { RoutePolicy } from '../pricing/route-policy.ts';
 import type { Strategy } from '../pricing/strategies.ts';
 import { OrderActions, type OrderActionsDeps } from '../relayer/order-actions.ts';
-import { availableLiquidity } from '../store/solvers.ts';
+import { sharedLiquidityReads } from '../store/solvers.ts';
 import { SolverStanding } from '../solver/solver-standing.ts';
 import type { Store } from '../store/database.ts';
 import { API_KEY_HEADER, API_KEY_HEADER_ALIAS, ApiKeyAuth } from './auth.ts';
@@ -150,7 +150,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     clock,
     onOutcome: (solver, outcome) => quoteMetrics.outcomes?.inc({ solver, outcome }),
   });
-  const quoter = new Quoter(options.strategies ?? [], options.prices, (asset) => availableLiquidity(db, asset), {
+  const quoter = new Quoter(options.strategies ?? [], options.prices, sharedLiquidityReads(db), {
     policy: routePolicy,
     suspended: standing.suspended,
     auction,

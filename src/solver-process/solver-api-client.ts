@@ -10,6 +10,22 @@ export interface SolverIdentity {
 }
 
 /** The service refused a call of the solver API (its status and body). */
+/** A firm answer to one quote request (`POST /solver/v1/quote-answers`). */
+export interface QuoteAnswer {
+  request_id: string;
+  source_amount: string;
+  destination_amount: string;
+  expires_at: number;
+}
+
+/** What the service did with one answer: taken, or refused with the code a single answer would get. */
+export interface AnswerOutcome {
+  request_id: string;
+  accepted: boolean;
+  code?: string;
+  error?: string;
+}
+
 export class SolverApiError extends Error {
   constructor(
     readonly status: number,
@@ -51,8 +67,9 @@ export class SolverApiClient {
     return this.call('PUT', '/solver/v1/pairs', { pairs });
   }
 
-  answer(requestId: string, body: { source_amount: string; destination_amount: string; expires_at: number }): Promise<unknown> {
-    return this.call('POST', `/solver/v1/quote-requests/${encodeURIComponent(requestId)}`, body);
+  /** Answers quote requests in one call; each is taken or refused on its own. */
+  answerAll(answers: readonly QuoteAnswer[]): Promise<AnswerOutcome[]> {
+    return this.call('POST', '/solver/v1/quote-answers', { answers });
   }
 
   /**

@@ -90,6 +90,22 @@ export async function availableLiquidity(db: Db, asset: string): Promise<Map<str
 }
 
 /**
+ * `availableLiquidity` for quotes: reads of one asset made while one is in flight share it, so a burst
+ * of quotes costs a query per asset at a time, not one each. (Orders reserve in their own statement.)
+ */
+export function sharedLiquidityReads(db: Db): (asset: string) => Promise<Map<string, bigint>> {
+  const inFlight = new Map<string, Promise<Map<string, bigint>>>();
+  return (asset) => {
+    let read = inFlight.get(asset);
+    if (!read) {
+      read = availableLiquidity(db, asset).finally(() => inFlight.delete(asset));
+      inFlight.set(asset, read);
+    }
+    return read;
+  };
+}
+
+/**
  * Returns an order's reservation (its destination was funded, or it can no longer be). Idempotent:
  * the order's flag makes a second call do nothing. Returns whether this call released it.
  */

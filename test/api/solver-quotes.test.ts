@@ -290,6 +290,42 @@ describeEachStore('solver API: quote requests, competing answers, matched orders
     holder.close();
   });
 
+  test('POST /solver/v1/quote-answers: several answers in one call, each taken or refused on its own as a single answer would be', async () => {
+    let answering: Promise<{ status: number; body: Json }> | undefined;
+    const expiresAt = Math.floor(Date.now() / 1000) + 30;
+    const holder = await connect('maker-1', (r) => {
+      answering = solverCall('maker-1', 'POST', '/solver/v1/quote-answers', {
+        answers: [
+          { request_id: r.id, source_amount: '1', destination_amount: '399000', expires_at: expiresAt },
+          { request_id: 'nope', source_amount: '400000', destination_amount: '399000', expires_at: expiresAt },
+          { request_id: r.id, source_amount: '400000', destination_amount: '399950', expires_at: expiresAt },
+          { request_id: r.id, source_amount: '400000', destination_amount: '399960', expires_at: expiresAt },
+        ],
+      });
+      return undefined;
+    });
+    const quoted = await appCall('GET', `/v2/quote?from=${FROM}&to=${TO}&from_amount=400000`);
+    const batch = await answering!;
+    assert.equal(batch.status, 200, JSON.stringify(batch.body));
+    assert.deepEqual(
+      batch.body.result.map((o: Json) => [o.request_id === 'nope' ? 'nope' : 'asked', o.accepted, o.code ?? '']),
+      [
+        ['asked', false, 'invalid_request'],
+        ['nope', false, 'not_found'],
+        ['asked', true, ''],
+        ['asked', false, 'conflict'],
+      ],
+    );
+    assert.match(batch.body.result[3].error, /answered already/);
+    assert.match(batch.body.result[0].error, /^source_amount: must be the requested 400000/);
+    assert.deepEqual(quoted.body.result.map((q: Json) => [q.solver_id, q.destination.amount])[0], ['maker-1', '399950']);
+    const empty = await solverCall('maker-1', 'POST', '/solver/v1/quote-answers', { answers: [] });
+    assert.deepEqual([empty.status, empty.body.code], [400, 'invalid_request']);
+    const stranger = await t.api.inject({ method: 'POST', url: '/solver/v1/quote-answers', headers: { 'solver-key': 'nope' }, payload: { answers: [] } });
+    assert.equal(stranger.statusCode, 401);
+    holder.close();
+  });
+
   test('a revoked solver: never matched, even while it still answers; its open stream ends within the 5 s recheck, and it is asked nothing more', async () => {
     const revoked = await connect('maker-2', offering(99_990n));
     assert.equal((await quote()).body.result[0].solver_id, 'maker-2');

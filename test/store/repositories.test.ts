@@ -14,13 +14,14 @@ import {
   releaseExpiredLiquidity,
   releaseOrderLiquidity,
   setSolverBalance,
+  sharedLiquidityReads,
 } from '../../src/store/solvers.ts';
 import { Registry } from '../../src/chains/registry.ts';
 import { secretCiphertexts } from '../../src/store/solver-queries.ts';
 import { appendOrderEvents, lockEventHeads } from '../../src/store/order-events.ts';
 import { ORDER_EVENT_CHANNEL } from '../../src/events/order-event.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { describeEachStore, openTestStore } from '../helpers/stores.ts';
+import { describeEachStore, openTestStore, StatementCounter } from '../helpers/stores.ts';
 import { localnetRegistry, randomHex32, sampleOrder, seedBasics, SOLVER } from '../helpers/fixtures.ts';
 import { readFileSync } from 'node:fs';
 import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
@@ -146,6 +147,16 @@ describeEachStore('repositories', (kind) => {
     assert.equal(await releaseOrderLiquidity(store.db, open.id), false, 'released once');
     assert.equal((await row()).committed, 99_700n);
     assert.equal((await availableLiquidity(store.db, asset)).get(SOLVER.id), 10_000_000n - 99_700n);
+
+    // Quotes' reads: those made while one is in flight share it; one made after it reads again.
+    const counter = new StatementCounter();
+    const read = sharedLiquidityReads(store.db.withPlugin(counter));
+    const burst = await Promise.all(Array.from({ length: 20 }, () => read(asset)));
+    assert.equal(counter.count, 1, 'twenty reads at once: one query');
+    assert.ok(burst.every((m) => m.get(SOLVER.id) === 10_000_000n - 99_700n));
+    await setSolverBalance(store.db, { solverId: SOLVER.id, asset, balance: 20_000_000n });
+    assert.equal((await read(asset)).get(SOLVER.id), 20_000_000n - 99_700n, 'a later read sees the new balance');
+    assert.equal(counter.count, 2);
   });
 
   test('affiliate fees accrue once into the earnings totals', async () => {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError, invalid, shown } from '../../errors.ts';
 import { openEventStream } from '../../events/event-hub.ts';
@@ -31,6 +31,31 @@ const AnswerSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const BatchAnswerSchema = Type.Object(
+  {
+    answers: Type.Array(
+      Type.Object(
+        {
+          request_id: Type.String({ maxLength: 100 }),
+          source_amount: Amount,
+          destination_amount: Amount,
+          expires_at: Type.Integer({ minimum: 0, description: 'Unix seconds until which the solver fills at these amounts' }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const BatchOutcome = Type.Object({
+  request_id: Type.String(),
+  accepted: Type.Boolean(),
+  code: Type.Optional(Type.String({ description: 'Why it was refused: the code a single answer would get' })),
+  error: Type.Optional(Type.String()),
+});
 
 /** How often an open quote-request stream re-reads its solver: a revoked key ends it, new pairs apply. */
 const RECHECK_MS = 5_000;
@@ -158,6 +183,36 @@ export function solverQuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
     async (request) => {
       auction.answer(request.solver!.id, request.params.id, request.body);
       return { status: 'Ok', result: { id: request.params.id } };
+    },
+  );
+
+  app.post<{ Body: Static<typeof BatchAnswerSchema> }>(
+    '/solver/v1/quote-answers',
+    {
+      onRequest: answerAuth,
+      schema: {
+        summary: 'Answer several quote requests at once',
+        description:
+          'Each answer as POST /solver/v1/quote-requests/{id} takes it, with its `request_id`. A solver sent many ' +
+          'requests at once answers them in one call instead of one call each. Each answer is taken or refused on its ' +
+          'own: the result lists, in order, `accepted`, or the `code` and `error` that answer alone would have got.',
+        tags,
+        body: BatchAnswerSchema,
+        response: { 200: Ok(Type.Array(BatchOutcome)), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const solverId = request.solver!.id;
+      const result = request.body.answers.map(({ request_id: id, ...answer }) => {
+        try {
+          auction.answer(solverId, id, answer);
+          return { request_id: id, accepted: true };
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          return { request_id: id, accepted: false, code: err.code, error: err.message };
+        }
+      });
+      return { status: 'Ok', result };
     },
   );
 
