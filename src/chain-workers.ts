@@ -5,8 +5,10 @@ import type { Registry } from './chains/registry.ts';
 import type { ServiceConfig, SolverConfig } from './config/service-config.ts';
 import { runWorker, type LeaseHeartbeat, type LeasedLoop } from './lease-loop.ts';
 import type { Log } from './log.ts';
+import type { Solver } from './solver/solver.ts';
 import { isConnectionLoss, type Store } from './store/database.ts';
 import { CHAIN_INDEX_CHANNEL } from './store/index-requests.ts';
+import { safeErrorText } from './errors.ts';
 import type { WorkerTiming } from './worker-timing.ts';
 
 /**
@@ -14,14 +16,27 @@ import type { WorkerTiming } from './worker-timing.ts';
  * its own keys), and their workers (watchers, senders, broadcasters) run under leases.
  */
 
+/** Reports a worker's failure: what failed, and fields that place it (a chain, an order). */
+export type FailureReporter = (err: unknown, what: string, details?: object) => void;
+
+/**
+ * A lost database fails every worker's pass at once, and each retries on its next: a short warning
+ * then, not a stack trace per pass; anything else in full.
+ */
+export function failureReporter(log: Log): FailureReporter {
+  return (err, what, details = {}) => {
+    if (isConnectionLoss(err)) log.warn({ ...details, error: safeErrorText(err) }, `${what}: the database is unavailable; retrying`);
+    else log.error({ ...details, err }, what);
+  };
+}
+
 export interface ChainWorkersContext {
   instance: string;
   heartbeat: LeaseHeartbeat;
   timing: WorkerTiming;
   nodeHealth: NodeHealth;
   log: Log;
-  /** Reports a worker's failure (a lost database briefly, anything else in full). */
-  failed: (err: unknown, what: string, details?: object) => void;
+  failed: FailureReporter;
 }
 
 /**
@@ -71,6 +86,27 @@ export async function startChainWorkers(store: Store, runtimes: ReadonlyMap<stri
   // A client's report of a transaction (POST /v3/index) wakes the chain's watcher, wherever it runs.
   stoppers.push(await store.listen(CHAIN_INDEX_CHANNEL, { message: (chain) => byIndex.get(chain)?.wake(), connected: () => undefined }));
   return stoppers;
+}
+
+/** A solver's passes, run under the lease `solver:<id>`; `touch` puts an order that changed first in the next pass, now. */
+export function startSolverLoop(
+  store: Store,
+  solver: Solver,
+  ctx: Pick<ChainWorkersContext, 'instance' | 'heartbeat' | 'timing' | 'failed'>,
+): { touch: (orderId: string) => void; wake: () => void; stop: () => Promise<void> } {
+  const loop = runWorker(
+    store.db,
+    ctx.timing.timed({ lease: `solver:${solver.solverId}`, intervalMs: 1_000, tick: async (signal) => void (await solver.tick(signal)) }),
+    { holder: ctx.instance, heartbeat: ctx.heartbeat, onError: (err) => ctx.failed(err, 'solver pass failed') },
+  );
+  return {
+    touch: (orderId) => {
+      solver.touch(orderId);
+      loop.wake();
+    },
+    wake: () => loop.wake(),
+    stop: () => loop.stop(),
+  };
 }
 
 /** The solver whose party on some chain is the configured solver key's identity there. */

@@ -16,13 +16,13 @@ import { systemClock, unixSeconds, type Clock } from './clock.ts';
 import { OrderRecorder } from './events/order-recorder.ts';
 import { Solver } from './solver/solver.ts';
 import { every, LeaseHeartbeat, runWorker } from './lease-loop.ts';
-import { connectChains, findOwnSolver, startChainWorkers } from './chain-workers.ts';
+import { connectChains, failureReporter, findOwnSolver, startChainWorkers, startSolverLoop } from './chain-workers.ts';
 import { SolverBalanceReader } from './solver/balance-reader.ts';
 import { WorkerTiming } from './worker-timing.ts';
 import { NodeHealth } from './chains/node-health.ts';
 import { checkSolvers } from './solver/solver-config.ts';
 import { ConfigError } from './config/schema-check.ts';
-import { isConnectionLoss, migrate, openStore, type Store } from './store/database.ts';
+import { migrate, openStore, type Store } from './store/database.ts';
 import { safeErrorText } from './errors.ts';
 import { syncRegistry } from './store/registry-sync.ts';
 import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
@@ -115,12 +115,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       eventStreams: config.eventStreams,
       webhooksAllowPrivateAddresses: config.webhooksAllowPrivateAddresses,
     });
-    // A lost database fails every worker's pass at once, and each retries on its next: a short warning
-    // then, not a stack trace per pass.
-    const failed = (err: unknown, what: string, details: object = {}) => {
-      if (isConnectionLoss(err)) api.log.warn({ ...details, error: safeErrorText(err) }, `${what}: the database is unavailable; retrying`);
-      else api.log.error({ ...details, err }, what);
-    };
+    const failed = failureReporter(api.log);
     for (const [key, runtime] of connectChains(config, registry, { db: store.db, clock, secrets, instance, log: api.log })) runtimes.set(key, runtime);
     const balances = new SolverBalanceReader(store.db, registry, config.solvers, runtimes);
     const readBalances = async () => {
@@ -159,23 +154,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         clock,
         clientActions: (chainKey) => runtimes.get(chainKey)?.clientActions,
       });
-      const loop = runWorker(
-        store.db,
-        timing.timed({
-          lease: `solver:${ownSolver.id}`,
-          intervalMs: 1_000,
-          tick: async (signal) => {
-            await solver.tick(signal);
-          },
-        }),
-        { holder: instance, heartbeat, onError: (err) => failed(err, 'solver pass failed') },
-      );
+      const loop = startSolverLoop(store, solver, { instance, heartbeat, timing, failed });
       stoppers.push(() => loop.stop());
       // A pass looks first at the orders that changed, and once a second regardless.
-      onOrderChanged.push((orderId) => {
-        solver.touch(orderId);
-        loop.wake();
-      });
+      onOrderChanged.push(loop.touch);
     }
     // Webhook deliveries go out from every instance (each delivery claimed by one).
     stoppers.push(

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import type { Hex } from 'viem';
-import { connectChains, startChainWorkers } from '../chain-workers.ts';
+import { connectChains, failureReporter, startChainWorkers, startSolverLoop } from '../chain-workers.ts';
 import { chainAdapter } from '../chains/adapters.ts';
 import { NodeHealth } from '../chains/node-health.ts';
 import { loadRegistry, type Registry } from '../chains/registry.ts';
@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { ConfigError } from '../config/schema-check.ts';
 import type { ServiceConfig, SolverConfig } from '../config/service-config.ts';
 import { isFetchFailure, safeErrorText } from '../errors.ts';
-import { every, LeaseHeartbeat, runWorker } from '../lease-loop.ts';
+import { every, LeaseHeartbeat } from '../lease-loop.ts';
 import type { ParentLog } from '../log.ts';
 import { loadSecretKey, SecretBox } from '../orders/secret-box.ts';
 import { StaticPriceSource } from '../pricing/price-source.ts';
@@ -18,7 +18,7 @@ import { Quoter } from '../pricing/quote.ts';
 import { buildStrategies } from '../pricing/strategies.ts';
 import { SolverBalanceReader } from '../solver/balance-reader.ts';
 import { Solver } from '../solver/solver.ts';
-import { isConnectionLoss, migrate, openStore, type Store } from '../store/database.ts';
+import { migrate, openStore, type Store } from '../store/database.ts';
 import { syncRegistry } from '../store/registry-sync.ts';
 import { solverAddressMessage } from '../store/solver-registry.ts';
 import { availableLiquidity, syncSolvers } from '../store/solvers.ts';
@@ -96,10 +96,7 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
     const instance = randomUUID();
     const heartbeat = new LeaseHeartbeat(store.db, instance);
     const timing = new WorkerTiming();
-    const failed = (err: unknown, what: string, details: object = {}) => {
-      if (isConnectionLoss(err)) log.warn({ ...details, error: safeErrorText(err) }, `${what}: the database is unavailable; retrying`);
-      else log.error({ ...details, error: safeErrorText(err) }, what);
-    };
+    const failed = failureReporter(log);
     const local: ServiceConfig = { ...config, solvers: [own], keys: { solver: key } };
     const runtimes = connectChains(local, registry, { db: store.db, clock, secrets, instance, log });
     const balances = new SolverBalanceReader(store.db, registry, [own], runtimes);
@@ -110,16 +107,9 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
 
     const solverChains = [...runtimes.values()].flatMap((r) => (r.solver ? [r.solver] : []));
     const solver = new Solver(store.db, me.id, solverChains, secrets, { serviceSteps: false, clock, log: log.child({ worker: 'solver' }) });
-    const loop = runWorker(
-      store.db,
-      timing.timed({ lease: `solver:${me.id}`, intervalMs: 1_000, tick: async (signal) => void (await solver.tick(signal)) }),
-      { holder: instance, heartbeat, onError: (err) => failed(err, 'solver pass failed') },
-    );
+    const loop = startSolverLoop(store, solver, { instance, heartbeat, timing, failed });
     stoppers.push(() => loop.stop());
-    const touch = (orderId: string) => {
-      solver.touch(orderId);
-      loop.wake();
-    };
+    const { touch } = loop;
     stoppers.push(await store.listen('order_changed', { message: touch, connected: () => loop.wake() }));
 
     const mirror = new OrderMirror(store.db, me.id);
