@@ -5,8 +5,7 @@ import { buildApi } from './api/app.ts';
 import { chainSigningOptions } from './chains/chain-access.ts';
 import { loadRegistry, type Registry } from './chains/registry.ts';
 import type { ServiceConfig } from './config/service-config.ts';
-import { HttpPriceFeed } from './pricing/http-price-feed.ts';
-import { StaticPriceSource, type PriceSource } from './pricing/price-source.ts';
+import { startPriceSource } from './pricing/configured-prices.ts';
 import { RoutePolicy } from './pricing/route-policy.ts';
 import { buildStrategies } from './pricing/strategies.ts';
 import { loadSecretKey, SecretBox } from './orders/secret-box.ts';
@@ -73,7 +72,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     await migrate(store.db);
     await syncRegistry(store.db, registry);
     await syncSolvers(store.db, config.solvers);
-    const prices = await priceSource(config, registry, stoppers, clock);
+    const { prices, stop: stopPrices } = await startPriceSource(config, registry, clock);
+    stoppers.push(stopPrices);
     const instance = randomUUID();
     // One statement renews the leases of all this instance's workers.
     const heartbeat = new LeaseHeartbeat(store.db, instance);
@@ -232,18 +232,4 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   }
 }
 
-/** The configured HTTP feed (polled in the background), else the static prices of the config. */
-async function priceSource(config: ServiceConfig, registry: Registry, stoppers: Array<() => unknown>, clock: Clock): Promise<PriceSource> {
-  if (!config.priceFeed) return new StaticPriceSource(config.prices);
-  const feed = new HttpPriceFeed({
-    url: config.priceFeed.url,
-    priceIds: [...new Set(registry.assets.map((a) => a.priceId))],
-    refreshMs: config.priceFeed.refresh_ms,
-    maxAgeMs: config.priceFeed.max_age_ms,
-    clock,
-  });
-  await feed.start();
-  stoppers.push(() => feed.stop());
-  return feed;
-}
 

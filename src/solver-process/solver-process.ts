@@ -13,7 +13,7 @@ import { isFetchFailure, safeErrorText } from '../errors.ts';
 import { every, LeaseHeartbeat } from '../lease-loop.ts';
 import type { ParentLog } from '../log.ts';
 import { loadSecretKey, SecretBox } from '../orders/secret-box.ts';
-import { StaticPriceSource } from '../pricing/price-source.ts';
+import { startPriceSource } from '../pricing/configured-prices.ts';
 import { Quoter } from '../pricing/quote.ts';
 import { buildStrategies } from '../pricing/strategies.ts';
 import { SolverBalanceReader } from '../solver/balance-reader.ts';
@@ -140,7 +140,9 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
       read.catch(() => liquidity.delete(asset));
       return read;
     };
-    const quoter = new Quoter(strategies, new StaticPriceSource(config.prices), available);
+    const { prices, stop: stopPrices } = await startPriceSource(config, registry, clock);
+    stoppers.push(stopPrices);
+    const quoter = new Quoter(strategies, prices, available);
     const answerer = new QuoteAnswerer(api, quoter, registry, log);
     following.push(
       api.follow(

@@ -4,6 +4,8 @@
 // sends none of its transactions, and still redeems the destination for the client.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -19,6 +21,7 @@ import { evmOnlyConfig } from '../helpers/service-config.ts';
 
 type Json = Record<string, any>;
 const FROM = 'ethereum_localnet:wbtc';
+const USDC = 'ethereum_localnet:usdc';
 const TO = 'arbitrum_localnet:wbtc';
 const FUNDS = 5_000_000n;
 const AMOUNT = 100_000n;
@@ -27,6 +30,10 @@ let serviceDir: string;
 let solverDir: string;
 let dev: Dev;
 let maker: SolverProcess | undefined;
+/** The maker's price feed (CoinGecko's simple-price shape): BTC at another price than the config's static 95,000. */
+let feedPrices: Record<string, { usd: number }> = { bitcoin: { usd: 50_000 }, 'usd-coin': { usd: 1 } };
+let feed: Server;
+let feedUrl: string;
 const makerKey = generatePrivateKey();
 const makerAccount = privateKeyToAccount(makerKey);
 
@@ -34,9 +41,13 @@ before(async () => {
   serviceDir = mkdtempSync(join(tmpdir(), 'hashlock-solver-process-service-'));
   solverDir = mkdtempSync(join(tmpdir(), 'hashlock-solver-process-'));
   dev = await startDev(evmOnlyConfig(serviceDir));
+  feed = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(feedPrices)));
+  await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+  feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/api/v3/simple/price`;
 });
 after(async () => {
   await maker?.stop();
+  feed?.close();
   await dev?.stop();
   rmSync(serviceDir, { recursive: true, force: true });
   rmSync(solverDir, { recursive: true, force: true });
@@ -62,7 +73,7 @@ async function fundMaker(): Promise<void> {
   }
 }
 
-/** The maker's config: the dev chains and registry, its own data dir and key, a 5-bips strategy both ways. */
+/** The maker's config: the dev chains and registry, its own data dir and key, 5-bips strategies (WBTC both ways, USDC into WBTC), its own price feed. */
 function makerConfig(): ServiceConfig {
   const base = evmOnlyConfig(solverDir);
   return {
@@ -70,7 +81,11 @@ function makerConfig(): ServiceConfig {
     chains: Object.fromEntries(dev.chains.map((c) => [c.chain.key, c.access])),
     keys: { solver: makerKey },
     solvers: [],
-    strategies: [{ solver: 'maker', from: [FROM, TO], to: [FROM, TO], fee_bips: 5 }],
+    strategies: [
+      { solver: 'maker', from: [FROM, TO], to: [FROM, TO], fee_bips: 5 },
+      { solver: 'maker', from: USDC, to: TO, fee_bips: 5 },
+    ],
+    priceFeed: { url: feedUrl, refresh_ms: 1_000, max_age_ms: 60_000 },
   };
 }
 
@@ -94,7 +109,7 @@ test('hashlock solver proves its addresses, wins the quote and settles EVM -> EV
   // Its proven addresses and pairs, as the service has them; its funds once the service has read them.
   const me = await (await fetch(`${dev.apiUrl}/solver/v1/me`, { headers: { 'solver-key': key } })).json() as Json;
   assert.deepEqual(me.result.addresses.map((a: Json) => [a.chain, a.address]), [['arbitrum_localnet', makerAccount.address], ['ethereum_localnet', makerAccount.address]]);
-  assert.equal(me.result.pairs.length, 2);
+  assert.equal(me.result.pairs.length, 3);
   await until("the maker's funds in the liquidity read", async () =>
     (await api('/v2/liquidity')).result.find((s: Json) => s.solver_id === 'maker')?.liquidity.find((l: Json) => l.asset === TO)?.balance === FUNDS.toString(),
   );
@@ -122,4 +137,13 @@ test('hashlock solver proves its addresses, wins the quote and settles EVM -> EV
   assert.deepEqual(await actions(maker.store.db), ['solver-fund', 'solver-redeem']);
   assert.deepEqual(await actions(dev.service.store.db), ['initiate', 'redeem']);
   assert.ok(!JSON.stringify(process.env).includes(makerKey.slice(2)), "the maker's key is in no environment variable");
+});
+
+test('hashlock solver prices with its own price feed, and follows it', async () => {
+  assert.ok(maker, 'the maker of the test before runs');
+  const makerQuote = async () => (await api(`/v2/quote?from=${USDC}&to=${TO}&from_amount=1000000000`)).result.find((q: Json) => q.solver_id === 'maker');
+  // 1,000 USDC at $1 for BTC at $50,000 (its feed; the config's static price is $95,000): 0.02 BTC less 5 bips.
+  assert.equal((await makerQuote())?.destination.amount, '1999000');
+  feedPrices = { bitcoin: { usd: 100_000 }, 'usd-coin': { usd: 1 } };
+  await until('the maker to price BTC at its feed\'s new $100,000', async () => (await makerQuote())?.destination.amount === '999500', 10_000);
 });
