@@ -5,6 +5,7 @@ import type { Chain } from '../../chains/registry.ts';
 import type { FamilyDevnet } from '../local-chain.ts';
 import { hexToBytes } from '@noble/curves/utils.js';
 import { xOnlyPublicKeyOf } from '../../chains/bitcoin/address.ts';
+import { scanUtxoSet } from '../../chains/bitcoin/utxo-scan.ts';
 import { findLitecoind, startLitecoind, type LitecoinNode } from './litecoind.ts';
 import { leftoverNotes, stopLeftovers } from '../node-process.ts';
 
@@ -25,6 +26,20 @@ export const USER_FUNDS = 10_00000000n;
 const SOLVER_OUTPUTS = 4n;
 
 const coins = (sats: bigint) => Number(sats) / 1e8;
+
+/** A solver's funds, in several outputs: each confirmed output can carry its own chain of unconfirmed fundings. */
+async function payOutputs(node: LitecoinNode, wallet: string): Promise<void> {
+  for (let i = 0n; i < SOLVER_OUTPUTS; i++) await node.rpc.call('sendtoaddress', [wallet, coins(SOLVER_FUNDS / SOLVER_OUTPUTS)]);
+}
+
+/** Gives another solver's key-path wallet (an external solver's) the dev solver's funds, unless it holds half of them already. */
+export async function fundSolverWallet(node: LitecoinNode, chain: Chain, key: Uint8Array): Promise<void> {
+  const wallet = walletAddress(key, chain.network);
+  const held = (await scanUtxoSet(node.rpc, [wallet])).reduce((sum, o) => sum + o.value, 0n);
+  if (held >= SOLVER_FUNDS / 2n) return;
+  await payOutputs(node, wallet);
+  await node.mine(1);
+}
 
 /**
  * The Litecoin regtest chain of `hashlock dev`, or undefined when `litecoind` is not installed. The
@@ -50,8 +65,7 @@ export async function startLitecoinDevnet(options: {
     const userWallet = walletAddress(options.userKey, network);
     const marker = join(options.dataDir, 'litecoin', 'funded');
     if (!existsSync(marker)) {
-      // In several outputs: each confirmed output can carry its own chain of unconfirmed fundings.
-      for (let i = 0n; i < SOLVER_OUTPUTS; i++) await node.rpc.call('sendtoaddress', [solverWallet, coins(SOLVER_FUNDS / SOLVER_OUTPUTS)]);
+      await payOutputs(node, solverWallet);
       await node.rpc.call('sendtoaddress', [userWallet, coins(USER_FUNDS)]);
       await node.mine(1);
       writeFileSync(marker, `${solverWallet}\n${userWallet}\n`);
@@ -104,6 +118,7 @@ export const bitcoinDevnet: FamilyDevnet = {
         solver: { litecoin: { address: devnet.solverWallet } },
       },
       describe: `${node.rpcUrl} (regtest, cookie ${node.cookieFile})`,
+      fund: (key) => fundSolverWallet(node, chain, hexToBytes(key.slice(2))),
       notes: leftoverNotes(chain.key, devnet.leftovers),
       stop: () => devnet.stop(),
     };
