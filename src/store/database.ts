@@ -89,6 +89,11 @@ export interface OpenOptions {
   dataDir?: string;
   /** Connections in the PostgreSQL pool. */
   poolSize?: number;
+  /**
+   * A PGlite data directory to start from, as PGlite's `dumpDataDir()` wrote it: only with a
+   * `memory://` dataDir, which then skips initdb. The tests open their stores from one migrated copy.
+   */
+  loadDataDir?: Blob;
 }
 
 /**
@@ -133,6 +138,7 @@ export async function openStore(options: OpenOptions): Promise<Store> {
     };
   }
   const dataDir = options.dataDir ?? 'memory://';
+  if (options.loadDataDir && !dataDir.startsWith('memory://')) throw new Error('loadDataDir is only for a memory:// PGlite');
   let location = dataDir;
   if (!dataDir.startsWith('memory://')) {
     location = join(dataDir, 'pglite');
@@ -140,6 +146,7 @@ export async function openStore(options: OpenOptions): Promise<Store> {
     if (!existsSync(join(location, 'PG_VERSION'))) await initPGlite(location);
   }
   const pglite = await PGlite.create(location, {
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     parsers: Object.fromEntries(Object.values(TEXT_TYPES).map((oid) => [oid, keepText])),
     // PGlite's files live in its WASM memory already: PostgreSQL's default 128 MB page cache on top
     // of them only holds second copies.
@@ -158,7 +165,12 @@ export async function openStore(options: OpenOptions): Promise<Store> {
         if (!pglite.closed) await unsubscribe();
       };
     },
-    close: () => db.destroy(),
+    // Kysely closes the driver (and so PGlite) only once a query has gone through it: a store
+    // closed before any would keep PGlite, and the process, running.
+    close: async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
   };
 }
 
