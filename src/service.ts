@@ -150,6 +150,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     const ownSolver = findOwnSolver(config, registry);
     if (ownSolver && solverChains.length > 0) {
       const solver = new Solver(store.db, ownSolver.id, solverChains, secrets, {
+        marginSeconds: config.solverRule2MarginSeconds,
         log: api.log.child({ worker: 'solver' }),
         clock,
         clientActions: (chainKey) => runtimes.get(chainKey)?.clientActions,

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Type, type Static } from '@sinclair/typebox';
 import { DEFAULT_RATE_LIMITS, type Limit, type RateLimits } from '../api/rate-limit.ts';
 import { RoutePolicy, type PolicyDefault, type RoutePolicyRules } from '../pricing/route-policy.ts';
+import { DEFAULT_RULE2_MARGIN_SECONDS } from '../solver/solver.ts';
 import { checkSchema, ConfigError } from './schema-check.ts';
 
 /** Root of the installed package (where config/ ships). */
@@ -155,6 +156,14 @@ export const ServiceConfigSchema = Type.Object(
           "how long a solver has to fund a destination once the source's confirmations could have arrived: funded later counts as late, and not funded by then suspends the solver from quoting until the operator restores it",
       }),
     ),
+    solver_rule2_margin_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 10,
+        maximum: 86_400,
+        description:
+          "safety rule 2's margin: the solver funds a destination only while the source has more time left than the destination timelock plus this, and the funding must reach the chain by then (its broadcast deadline)",
+      }),
+    ),
     solver_match_first: Type.Optional(
       Type.Object(
         {
@@ -244,6 +253,8 @@ export interface ServiceConfig {
   orderCacheMs: number;
   /** How long a solver has to fund a destination past the source's confirmations (src/store/solver-records.ts). */
   solverFundWithinSeconds: number;
+  /** Safety rule 2's margin, in seconds: the service's solver and `hashlock solver` (src/solver/solver.ts `marginSeconds`). */
+  solverRule2MarginSeconds: number;
   /** How long registered solvers have to answer a quote request (src/pricing/quote-auction.ts). */
   solverQuoteDeadlineMs: number;
   /** Registered solvers that may match the best price first (src/pricing/quote.ts `matchFirst`). */
@@ -306,6 +317,7 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     },
     orderCacheMs: file.order_cache_ms ?? 60_000,
     solverFundWithinSeconds: file.solver_fund_within_seconds ?? 300,
+    solverRule2MarginSeconds: file.solver_rule2_margin_seconds ?? DEFAULT_RULE2_MARGIN_SECONDS,
     solverQuoteDeadlineMs: file.solver_quote_deadline_ms ?? 300,
     solverMatchFirst: file.solver_match_first
       ? { solvers: file.solver_match_first.solvers, windowMs: file.solver_match_first.window_ms ?? 100 }

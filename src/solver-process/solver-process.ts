@@ -106,7 +106,7 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
     stoppers.push(...(await startChainWorkers(store, runtimes, { instance, heartbeat, timing, nodeHealth: new NodeHealth(undefined, clock), log, failed })));
 
     const solverChains = [...runtimes.values()].flatMap((r) => (r.solver ? [r.solver] : []));
-    const solver = new Solver(store.db, me.id, solverChains, secrets, { serviceSteps: false, clock, log: log.child({ worker: 'solver' }) });
+    const solver = new Solver(store.db, me.id, solverChains, secrets, { serviceSteps: false, marginSeconds: config.solverRule2MarginSeconds, clock, log: log.child({ worker: 'solver' }) });
     const loop = startSolverLoop(store, solver, { instance, heartbeat, timing, failed });
     stoppers.push(() => loop.stop());
     const { touch } = loop;

@@ -13,8 +13,15 @@ import { claimFundings, secretCiphertexts, solverWork } from '../store/solver-qu
 import { TurnBatch } from './job-batches.ts';
 import { silentLog, type Log } from '../log.ts';
 
+/** Rule 2's margin by default, in seconds (the service config's `solver_rule2_margin_seconds`). */
+export const DEFAULT_RULE2_MARGIN_SECONDS = 300;
+
 export interface SolverOptions {
-  /** Rule 2's margin: the source must have more than destination timelock + this left, in seconds (default 300). */
+  /**
+   * Rule 2's margin: the source must have more than destination timelock + this left, in seconds
+   * (default `DEFAULT_RULE2_MARGIN_SECONDS`). The funding's broadcast deadline (`fundBy`, the job's
+   * `broadcast_by`) is the moment that stops holding, so both count by this one margin.
+   */
   marginSeconds?: number;
   /** Orders handled per step and pass (default 200). */
   batch?: number;
@@ -119,7 +126,7 @@ export class Solver {
     options: SolverOptions = {},
   ) {
     this.chains = new Map(chains.map((c) => [c.chain.key, c]));
-    this.marginMs = BigInt(Math.round((options.marginSeconds ?? 300) * 1000));
+    this.marginMs = BigInt(Math.round((options.marginSeconds ?? DEFAULT_RULE2_MARGIN_SECONDS) * 1000));
     this.batch = options.batch ?? 200;
     this.concurrency = options.concurrency ?? 64;
     this.fullPassMs = options.fullPassMs ?? 1_000;

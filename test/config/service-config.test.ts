@@ -59,7 +59,16 @@ test('event streams: 10,000 open and 50 public per client address by default, el
   assert.deepEqual(given.eventStreams, { maxStreams: 500, maxPublicStreamsPerAddress: 0 });
 });
 
+test("solver_rule2_margin_seconds: rule 2's margin, 300 s by default, else as given", () => {
+  assert.equal(loadServiceConfig(writeConfig({}), {}).solverRule2MarginSeconds, 300);
+  assert.equal(loadServiceConfig(DEV_CONFIG_PATH, {}).solverRule2MarginSeconds, 300);
+  assert.equal(loadServiceConfig(writeConfig({ solver_rule2_margin_seconds: 20 }), {}).solverRule2MarginSeconds, 20);
+});
+
 const bad: Array<[string, unknown, Record<string, string>, RegExp]> = [
+  ['a rule-2 margin under 10 s', { solver_rule2_margin_seconds: 5 }, {}, /hashlock\.json: solver_rule2_margin_seconds: must be >= 10/],
+  ['a fractional rule-2 margin', { solver_rule2_margin_seconds: 30.5 }, {}, /solver_rule2_margin_seconds: must be integer/],
+  ['a rule-2 margin as a string', { solver_rule2_margin_seconds: '300' }, {}, /solver_rule2_margin_seconds: must be integer/],
   ['no room for any event stream', { event_streams: { max_open: 0 } }, {}, /event_streams\.max_open: must be >= 1/],
   ['a fractional public stream cap', { event_streams: { max_public_per_address: 2.5 } }, {}, /event_streams\.max_public_per_address: must be integer/],
   ['an unknown event stream setting', { event_streams: { heartbeat: 5 } }, {}, /event_streams\.heartbeat: is not a known field/],

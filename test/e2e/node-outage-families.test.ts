@@ -2,41 +2,77 @@
 // serve` as an operator runs it: a loopback proxy between the service and each node (two anvils, a
 // Litecoin Core regtest node, the local Solana chain) cuts every connection and refuses new ones, or
 // holds back every answer, then lets them through again. Clients reach the chains directly.
-// - Litecoin, and Solana, down 90 s while the solver funds destinations there, while the solver's
+// - Litecoin, and Solana, down while the solver funds destinations there, while the solver's
 //   own source redeem there is due (a client redeemed the EVM destination meanwhile), and while a
 //   client asks for its redeem there: every swap completes once the node is back, each payment made once;
 // - each down past what safety rule 2 allows for those fundings: none is ever made, neither those the
 //   solver could not prepare meanwhile nor one signed just before the node went away (its job fails
 //   by rule 2), and the clients' refunds go through once the source timelock runs out;
-// - every node answering 5 s late for a minute while swaps need each of them: every swap completes.
+// - every node answering 5 s late for a while swaps need each of them: every swap completes.
 // The Litecoin and the Solana tests of a kind run at once (each on its own EVM source chain, so that
-// the source blocks one mines do not touch the other's swaps), to keep the file's time down.
+// the source blocks one mines do not touch the other's swaps), to keep the file's time down. So do
+// the world's short timelocks and short rule-2 margin (the test registry's times and the service
+// config's `solver_rule2_margin_seconds`): "past rule 2's window" is under a minute and a half, not
+// minutes. Each duration below says what it must outlast.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, test, type TestContext } from 'node:test';
 import type { Chain as RegistryChain } from '../../src/chains/registry.ts';
 import { devAccount } from '../../src/localnet/accounts.ts';
 import type { TcpProxy } from '../helpers/tcp-proxy.ts';
-import { until } from '../helpers/wait.ts';
+import { rule2WindowMs, timelocksInSeconds } from '../helpers/test-registry.ts';
+import { solverPassesFrom, until } from '../helpers/wait.ts';
 import { familiesMissing, type LitecoinSide, type SolanaSide } from './service-chains.ts';
 import { serviceForSuite, skipWithoutPostgres, type Chain, type CreatedOrder, type ServiceWorld, type SwapRoute } from './service-process.ts';
 
 const SWAPS = 3;
 /** Swaps to each destination chain in each wave of the slow-node test. */
 const PER_WAVE = 2;
-const SHORT_OUTAGE_MS = Number(process.env.NODE_OUTAGE_SHORT_SECONDS ?? 90) * 1_000;
+/** Rule 2's margin in this world: the service config's `solver_rule2_margin_seconds`. */
+const RULE2_MARGIN_S = 25;
+/**
+ * Every chain's timelocks in this world: sources 180 s, destinations 90 s (at most half, as the
+ * registry's rule-2 check requires of every pair of chains), so that rule 2's window of a swap from an
+ * EVM chain to Litecoin or Solana is 180 - 90 - 25 = 65 s (`rule2WindowMs`, from the world's registry).
+ */
+const TIMES = timelocksInSeconds({ source: 180, destination: 90 });
+/**
+ * The short outages (45 s): past the engine's longest backoff (src/engine/engine.ts: a job that cannot
+ * reach the node waits 5 s, doubling to 30 s; one that met the outage at its start has waited
+ * 5 + 10 + 20 s and is in its longest, 30 s, wait after 35 s).
+ */
+const SHORT_OUTAGE_MS = Number(process.env.NODE_OUTAGE_SHORT_SECONDS ?? 45) * 1_000;
+/**
+ * The solver's time, within rule 2's window, to fund the destinations once their node is back after a
+ * short outage: a solver pass (every second), the funding built (Litecoin's fee rate, Solana's blockhash)
+ * and sent, with room for a loaded machine.
+ */
+const FUND_AFTER_OUTAGE_MS = 20_000;
 const SLOW_MS = Number(process.env.NODE_SLOW_MS ?? 5_000);
-const SLOW_FOR_MS = Number(process.env.NODE_SLOW_SECONDS ?? 60) * 1_000;
-/** The solver's rule-2 margin, in seconds: the service runs it with the default of src/solver/solver.ts. */
-const RULE2_MARGIN_S = 300;
-/** How long past the rule-2 window an outage lasts (the initiates reach the source chain a few seconds after the cut). */
-const RULE2_CUSHION_MS = 30_000;
+/**
+ * How long every node answers `SLOW_MS` late (45 s): long enough that the first wave's fundings and the
+ * second wave's initiates are all signed while it lasts, each after a few of the slow reads it needs
+ * (the source's and the destination's state, fees, a nonce, a blockhash: 5 s each; the second wave's
+ * initiates are asked for once the first wave's sources are initiated). On this machine, under other
+ * tests' load, the fundings were signed 10-26 s in, the initiates 16-27 s in.
+ */
+const SLOW_FOR_MS = Number(process.env.NODE_SLOW_SECONDS ?? 45) * 1_000;
+/**
+ * How long past the rule-2 window an outage lasts: the initiates reach the source chain a few seconds
+ * after the cut, and the solver counts the source's blocks, which may come late on a loaded machine.
+ */
+const RULE2_CUSHION_MS = 20_000;
 const SOL_FEE = 5_000n;
 
 const missing = skipWithoutPostgres('the Litecoin and Solana node outage tests') || (await familiesMissing());
 if (missing && !/DATABASE_URL/.test(missing)) console.warn(`\n*** SKIPPING the Litecoin and Solana node outage tests: ${missing} ***\n`);
 const skip = missing ?? false;
-const suite = serviceForSuite({ proxied: true, litecoin: true, solana: true, database: 'hashlock_outage_families' }, skip);
+// `solver_fund_within_seconds` stays at its 300 s: the fundings refused by rule 2 fall due only after
+// the slow-node test, the last, has made its orders (quotes would leave a suspended solver out).
+const suite = serviceForSuite(
+  { proxied: true, litecoin: true, solana: true, database: 'hashlock_outage_families', registryTimes: TIMES, config: { solver_rule2_margin_seconds: RULE2_MARGIN_S } },
+  skip,
+);
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const evmUser = devAccount('user').address;
@@ -212,6 +248,9 @@ async function shortOutage(t: TestContext, f: Family) {
   // race the solver's refund of its expired HTLC (as it would for any client that late).
   const timelockMs = f.chain.destinationTimelock * f.chain.blockTimeMs;
   assert.ok(SHORT_OUTAGE_MS + 20_000 < timelockMs, `NODE_OUTAGE_SHORT_SECONDS must leave 20 s of ${f.name}'s ${timelockMs / 1000} s destination timelock`);
+  // And the solver's fundings there after it, within rule 2's window.
+  const windowMs = rule2WindowMs(w.registry.chain(f.evmSource.deployment.chain)!, f.chain, RULE2_MARGIN_S);
+  assert.ok(SHORT_OUTAGE_MS + FUND_AFTER_OUTAGE_MS <= windowMs, `NODE_OUTAGE_SHORT_SECONDS must leave ${FUND_AFTER_OUTAGE_MS / 1000} s of rule 2's ${windowMs / 1000} s window for ${f.name}`);
   const from = { family: await f.mark(), evmSource: await blockOf(f.evmSource), evmDestination: await blockOf(f.evmDestination) };
   const fundings = await w.createSwaps(s, SWAPS, toFamily(f));
   const sourceSecret = clientSecret();
@@ -264,12 +303,8 @@ async function shortOutage(t: TestContext, f: Family) {
   assert.deepEqual(await failedOf(ids), [], 'no job failed');
 }
 
-/** The rule-2 window of swaps from `source` to `destination`, in ms: source time left less the destination timelock and the margin. */
-const rule2WindowMs = (source: RegistryChain, destination: RegistryChain) =>
-  source.sourceTimelock * source.blockTimeMs - destination.destinationTimelock * destination.blockTimeMs - RULE2_MARGIN_S * 1_000;
-
 function pastRule2Ms(f: Family): number {
-  const windowMs = rule2WindowMs(suite.world!.registry.chain(f.evmSource.deployment.chain)!, f.chain);
+  const windowMs = rule2WindowMs(suite.world!.registry.chain(f.evmSource.deployment.chain)!, f.chain, RULE2_MARGIN_S);
   const set = process.env.NODE_OUTAGE_PAST_RULE2_SECONDS;
   if (set === undefined) return windowMs + RULE2_CUSHION_MS;
   const ms = Number(set) * 1_000;
@@ -319,8 +354,11 @@ async function outagePastRule2(t: TestContext, f: Family) {
     f.proxy.restore();
   }
   const restoredAt = Date.now();
-  // The solver and the engine see the destination chain again, past what rule 2 allows: nothing is sent.
-  await pause(15_000);
+  // The solver and the engine see the destination chain again, past what rule 2 allows: nothing is
+  // sent. The solver says so for each funding it could not prepare, and a pass later none is funded.
+  const refused = (id: string) => s.output().split('\n').some((line) => line.includes(id) && /rule 2/.test(line));
+  await until('the solver to refuse those fundings by rule 2', () => (created.every((c) => refused(c.order_id)) ? true : undefined), 60_000, 250);
+  await solverPassesFrom(s.api);
   const now = await Promise.all(ids.map(read));
   assert.deepEqual(now.map((o) => o.status), ids.map(() => 'initiated'), 'sources initiated, destinations never funded');
   await f.assertNeverFunded(mark, now);
@@ -336,7 +374,7 @@ async function outagePastRule2(t: TestContext, f: Family) {
   assert.match(heldFailed.last_error, /safety rule 2/);
   assert.deepEqual(await failedOf(ids), [`${heldFailed.idempotency_key}: ${heldFailed.last_error}`], 'the held funding failed, and nothing else of these swaps');
   await w.refundAfterTimelock(s, ids, f.evmSource);
-  t.diagnostic(`${f.name} down ${outageMs / 1000} s (rule 2's window: ${rule2WindowMs(w.registry.chain(f.evmSource.deployment.chain)!, f.chain) / 1000} s): never funded, every source refunded to the client; the held funding failed ${heldFailed.updated_at.getTime() - restoredAt} ms after the node was back: ${heldFailed.last_error}`);
+  t.diagnostic(`${f.name} down ${outageMs / 1000} s (rule 2's window: ${rule2WindowMs(w.registry.chain(f.evmSource.deployment.chain)!, f.chain, RULE2_MARGIN_S) / 1000} s): never funded, every source refunded to the client; the held funding failed ${heldFailed.updated_at.getTime() - restoredAt} ms after the node was back: ${heldFailed.last_error}`);
   await assertEvmEvents(f.evmSource, evmFrom, now, 'source_swap', ['Initiated', 'Refunded']);
   await f.assertNeverFunded(mark, now);
   assert.deepEqual(await failedOf(ids), [`${heldFailed.idempotency_key}: ${heldFailed.last_error}`], 'the refunds failed nothing');

@@ -2,7 +2,8 @@
 // mining every second, with gasless WBTC swaps from ethereum_localnet to arbitrum_localnet (or any
 // route of the dev config). The fault tests (the process killed, its database connections lost, its
 // chains' nodes away or slow) share this world; it may also run Litecoin regtest and the local Solana
-// chain as `hashlock dev` does (service-chains.ts).
+// chain as `hashlock dev` does (service-chains.ts). Its registry is the test registry
+// (test/helpers/test-registry.ts: Litecoin mines every 2 s), with a test's own times over it.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,6 +26,7 @@ import { migrate, openStore } from '../../src/store/database.ts';
 import { signGaslessInitiate } from '../helpers/gasless.ts';
 import { createDatabase } from '../helpers/stores.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { writeTestRegistry, type RegistryTimes } from '../helpers/test-registry.ts';
 import { startLitecoinSide, startSolanaSide, type LitecoinSide, type ServiceChain, type SolanaSide } from './service-chains.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
@@ -109,8 +111,10 @@ export interface Mark {
 }
 
 export interface ServiceWorld {
-  /** The localnet registry the service runs on. */
+  /** The test registry the service runs on (`WorldOptions.registryTimes` over the localnet one's). */
   registry: Registry;
+  /** Its file, for other processes on these chains (a `hashlock solver`). */
+  registryPath: string;
   eth: Chain;
   arb: Chain;
   /** With `litecoin`: litecoin_localnet, a Litecoin Core regtest node. */
@@ -165,6 +169,8 @@ export interface WorldOptions {
   solana?: boolean;
   /** Settings of the service config over the dev config's. */
   config?: Record<string, unknown>;
+  /** Block times and timelocks by chain over the test registry's (`writeTestRegistry`). */
+  registryTimes?: RegistryTimes;
 }
 
 /**
@@ -201,32 +207,49 @@ export function serviceForSuite(options: WorldOptions & { database: string }, sk
 
 /**
  * Two anvil chains with Garden's localnet contracts, mining a block a second, and the user's WBTC
- * approved on both; with `litecoin` and `solana`, those chains too, as `hashlock dev` runs them. With
- * `proxied`, the service reaches each node through a loopback proxy the test controls.
+ * approved on both; with `litecoin` and `solana`, those chains too, as `hashlock dev` runs them (at
+ * the test registry's block times). With `proxied`, the service reaches each node through a loopback
+ * proxy the test controls.
  */
 export async function openServiceWorld(options: WorldOptions = {}): Promise<ServiceWorld> {
-  const registry = loadRegistry(resolve(PACKAGE_ROOT, 'config/registry.localnet.json'));
-  const [eth, arb] = (await Promise.all(
-    ['ethereum_localnet', 'arbitrum_localnet'].map(async (key) => {
-      const chain = registry.chain(key)!;
-      const chainId = Number(evmChainId(chain));
-      const node = await startAnvil({ chainId });
-      const deployment = await deployLocalnet(chain, node.rpcUrl, chainId);
-      await node.rpc('evm_setIntervalMining', [1]);
-      return { node, deployment, client: createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0 }) };
-    }),
-  )) as [Chain, Chain];
   const dir = mkdtempSync(join(tmpdir(), 'hashlock-service-'));
-  const ltc = options.litecoin ? await startLitecoinSide(registry.chain('litecoin_localnet')!, join(dir, 'chains')) : undefined;
-  const sol = options.solana ? await startSolanaSide(registry.chain('solana_localnet')!, join(dir, 'chains')) : undefined;
+  const registryPath = writeTestRegistry(dir, options.registryTimes);
+  const registry = loadRegistry(registryPath);
   const user = devAccount('user');
   const serviceSolver = devAccount('solver').address;
-  for (const c of [eth, arb]) {
-    const wallet = createWalletClient({ account: user, transport: http(c.node.rpcUrl) });
-    await c.client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({ chain: undefined, address: c.deployment.contracts.wbtc, abi: erc20Abi, functionName: 'approve', args: [c.deployment.contracts.wbtcHtlc, maxUint256] }),
+  /** An anvil chain with the contracts deployed, mining a block a second, the user's WBTC approved to its HTLC. */
+  const startEvm = async (key: string): Promise<Chain> => {
+    const chain = registry.chain(key)!;
+    const chainId = Number(evmChainId(chain));
+    const node = await startAnvil({ chainId });
+    const deployment = await deployLocalnet(chain, node.rpcUrl, chainId);
+    await node.rpc('evm_setIntervalMining', [1]);
+    const client = createPublicClient({ transport: http(node.rpcUrl), cacheTime: 0 });
+    const wallet = createWalletClient({ account: user, transport: http(node.rpcUrl) });
+    await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({ chain: undefined, address: deployment.contracts.wbtc, abi: erc20Abi, functionName: 'approve', args: [deployment.contracts.wbtcHtlc, maxUint256] }),
     });
+    return { node, deployment, client };
+  };
+  // Every chain at once (each mostly waits on its node's start); those started are stopped if one fails.
+  const starting = await Promise.allSettled([
+    Promise.all([startEvm('ethereum_localnet'), startEvm('arbitrum_localnet')]),
+    options.litecoin ? startLitecoinSide(registry.chain('litecoin_localnet')!, join(dir, 'chains')) : Promise.resolve(undefined),
+    options.solana ? startSolanaSide(registry.chain('solana_localnet')!, join(dir, 'chains')) : Promise.resolve(undefined),
+  ] as const);
+  const [evmStarted, ltcStarted, solStarted] = starting;
+  if (evmStarted.status === 'rejected' || ltcStarted.status === 'rejected' || solStarted.status === 'rejected') {
+    await Promise.allSettled([
+      ...(evmStarted.status === 'fulfilled' ? evmStarted.value.map((c) => c.node.stop()) : []),
+      ...(ltcStarted.status === 'fulfilled' && ltcStarted.value ? [ltcStarted.value.stop()] : []),
+      ...(solStarted.status === 'fulfilled' && solStarted.value ? [solStarted.value.stop()] : []),
+    ]);
+    rmSync(dir, { recursive: true, force: true });
+    throw starting.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))[0];
   }
+  const [eth, arb] = evmStarted.value;
+  const ltc = ltcStarted.value;
+  const sol = solStarted.value;
   const wbtc = (c: Chain, who: Address) => c.client.readContract({ address: c.deployment.contracts.wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
   const balances = async (solver: Address = serviceSolver): Promise<Balances> => ({
     userEth: await wbtc(eth, user.address),
@@ -246,14 +269,14 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     : {};
   const serviceUrl = (c: Chain) => (c === eth ? proxies.eth : proxies.arb)?.through(c.node.rpcUrl) ?? c.node.rpcUrl;
   const otherAccess = (side: ServiceChain, proxy: TcpProxy | undefined) => [side.chain.key, { ...side.access, rpc_url: proxy?.through(side.rpcUrl) ?? side.rpcUrl }] as const;
-  // The dev config, on these chains, with the registry where the package keeps it.
+  // The dev config, on these chains and the test registry.
   const dev = JSON.parse(readFileSync(DEV_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
   const configPath = join(dir, 'hashlock.json');
   writeFileSync(
     configPath,
     JSON.stringify({
       ...dev,
-      registry: resolve(PACKAGE_ROOT, 'config/registry.localnet.json'),
+      registry: registryPath,
       log_level: 'info',
       rate_limit: false,
       chains: Object.fromEntries([
@@ -292,7 +315,11 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));
       for (const end = Date.now() + 60_000; !(await healthy()); await new Promise((r) => setTimeout(r, 50))) {
-        if (child.exitCode !== null || Date.now() > end) throw new Error(`the service did not start:\n${output}`);
+        if (child.exitCode !== null || Date.now() > end) {
+          // Not left running: its pipes would keep the test process alive after the test failed.
+          child.kill('SIGKILL');
+          throw new Error(`the service did not start:\n${output}`);
+        }
       }
       return child;
     };
@@ -393,6 +420,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
 
   return {
     registry,
+    registryPath,
     eth,
     arb,
     ...(ltc ? { ltc } : {}),

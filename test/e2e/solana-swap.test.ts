@@ -33,7 +33,7 @@ import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { startDev, type Dev } from '../../src/localnet/dev.ts';
 import { instantRefundSigned } from '../helpers/order-flags.ts';
 import { solanaProgramsForSuite } from '../helpers/solana.ts';
-import { until } from '../helpers/wait.ts';
+import { solverPassesFrom, until } from '../helpers/wait.ts';
 
 const LAMPORTS_PER_SIGNATURE = 5_000n;
 const evmUser = privateKeyToAccount(privateKeyOf(devAccount('user')));
@@ -278,7 +278,7 @@ test('rule 2 and refund: a SOL source with too little time left is not funded; a
   const early = await api('PATCH', `/v2/orders/${created.order_id}?action=refund`);
   assert.equal(early.status, 409, JSON.stringify(early.body));
   assert.match(String(early.body.error), /has not expired: refundable after slot \d+/);
-  await new Promise((r) => setTimeout(r, 3_000));
+  await solverPassesFrom(dev!.apiUrl); // the solver has looked at the initiated order
   assert.equal((await readOrder(created.order_id)).destination_swap.initiate_tx_hash, '', 'the solver did not fund (rule 2)');
   advance(201);
   const refund = await api<string>('PATCH', `/v2/orders/${created.order_id}?action=refund`);
@@ -344,7 +344,7 @@ test('rule 1: a swap account whose amount differs from the order is recorded but
   }, 60_000, 200);
   assert.equal(seen.source_swap.swap_id, order.source_swap.swap_id);
   assert.equal(seen.source_swap.filled_amount, (amount - 1n).toString());
-  await new Promise((r) => setTimeout(r, 3_000));
+  await solverPassesFrom(dev!.apiUrl); // the solver has looked at the recorded initiate
   assert.equal((await readOrder(created.order_id)).destination_swap.initiate_tx_hash, '', 'never funded');
 });
 

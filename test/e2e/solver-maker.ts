@@ -37,6 +37,8 @@ export interface MakerOptions {
   chains: Record<string, object>;
   /** Its `strategies` config. */
   strategies: object[];
+  /** Its registry file: the service's (its block times and timelocks; the localnet registry by default). */
+  registry?: string;
 }
 
 /** The operator registers the maker on the service's PostgreSQL database: its solver key. */
@@ -53,7 +55,7 @@ export async function startMakerProcess(o: MakerOptions): Promise<MakerProcess> 
   writeFileSync(
     configPath,
     JSON.stringify({
-      registry: resolve(PACKAGE_ROOT, 'config/registry.localnet.json'),
+      registry: o.registry ?? resolve(PACKAGE_ROOT, 'config/registry.localnet.json'),
       data_dir: join(dir, 'data'),
       log_level: 'info',
       prices: dev.prices,
@@ -74,7 +76,11 @@ export async function startMakerProcess(o: MakerOptions): Promise<MakerProcess> 
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     for (const end = Date.now() + 60_000; !own.includes(`hashlock solver ${o.id} running`); await new Promise((r) => setTimeout(r, 50))) {
-      if (child.exitCode !== null || Date.now() > end) throw new Error(`hashlock solver ${o.id} did not start:\n${output}`);
+      if (child.exitCode !== null || Date.now() > end) {
+        // Not left running: its pipes would keep the test process alive after the test failed.
+        child.kill('SIGKILL');
+        throw new Error(`hashlock solver ${o.id} did not start:\n${output}`);
+      }
     }
     return child;
   };

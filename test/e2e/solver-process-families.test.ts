@@ -120,6 +120,7 @@ async function startMaker(id: string, feeBips: number): Promise<Maker> {
       { solver: id, from: wbtcs, to: families, fee_bips: feeBips },
       { solver: id, from: families, to: wbtcs, fee_bips: feeBips },
     ],
+    registry: w.registryPath,
   });
   maker = Object.assign(started, { evm: privateKeyToAccount(key).address, ltcWallet, sol });
   return maker;

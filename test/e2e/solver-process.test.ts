@@ -56,6 +56,7 @@ async function startMaker(id: string, feeBips: number): Promise<MakerProcess & {
     apiKey: await registerMaker(database!.url, id),
     chains: Object.fromEntries([world!.eth, world!.arb].map((c) => [c.deployment.chain, { rpc_url: c.node.rpcUrl, ws_url: c.node.rpcUrl.replace(/^http/, 'ws') }])),
     strategies: [{ solver: id, from: [FROM, TO], to: [FROM, TO], fee_bips: feeBips }],
+    registry: world!.registryPath,
   });
   makers.push(maker);
   return Object.assign(maker, { address });

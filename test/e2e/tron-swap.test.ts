@@ -1,10 +1,10 @@
 // Tron swaps end to end over HTTP against `hashlock dev`'s wiring (in process, PGlite): the local Tron
-// chain (anvil behind Tron's HTTP API and transaction rules, a block every 3 s) with the test USDT and
-// its HTLC, ethereum_localnet, and the service's own watchers, senders and solver. Tron USDT gasless ->
-// EVM USDC and EVM USDC -> Tron USDT, every balance checked, fees named; ten identical PATCHes make one
-// transaction; a swap whose on-chain terms differ from the order's is never matched; a secret the
-// client keeps; rule 2 then a refund after expiry; an instant refund. (Tron <-> Litecoin and Solana
-// run through `hashlock swap` in test/cli/swap-tron.test.ts.)
+// chain (anvil behind Tron's HTTP API and transaction rules, a block every second as the test registry
+// has it) with the test USDT and its HTLC, ethereum_localnet, and the service's own watchers, senders
+// and solver. Tron USDT gasless -> EVM USDC and EVM USDC -> Tron USDT, every balance checked, fees
+// named; ten identical PATCHes make one transaction; a swap whose on-chain terms differ from the
+// order's is never matched; a secret the client keeps; rule 2 then a refund after expiry; an instant
+// refund. (Tron <-> Litecoin and Solana run through `hashlock swap` in test/cli/swap-tron.test.ts.)
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -17,10 +17,11 @@ import { TronApi } from '../../src/chains/tron/api.ts';
 import { TronHtlcReader } from '../../src/chains/tron/htlc-reads.ts';
 import { jobCall } from '../../src/chains/tron/jobs.ts';
 import { hex41, signTronCall } from '../../src/chains/tron/transactions.ts';
+import type { ServiceConfig } from '../../src/config/service-config.ts';
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { startDev, type Dev } from '../../src/localnet/dev.ts';
 import { tronAddressOf, tronDevConfig } from '../helpers/tron-localnet.ts';
-import { until } from '../helpers/wait.ts';
+import { solverPassesFrom, until } from '../helpers/wait.ts';
 
 const evmUser = privateKeyToAccount(privateKeyOf(devAccount('user')));
 const USER_KEY = privateKeyOf(devAccount('user'));
@@ -29,16 +30,17 @@ const TRON_SOLVER = tronAddressOf('solver');
 const SOLVER_EVM = devAccount('solver').address;
 
 let dev: Dev;
+let config: ServiceConfig;
 let tron: TronApi;
 let reader: TronHtlcReader;
 let eth: ReturnType<typeof createPublicClient>;
 let ethRpc: string;
-/** Mines `blocks` Tron blocks at once: the source's timelock passes without waiting 3 s a block. */
+/** Mines `blocks` Tron blocks at once: the source's timelock passes without waiting a second a block. */
 let advanceTron: (blocks: number) => Promise<void>;
 
 before(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-tron-swap-'));
-  const config = tronDevConfig(dataDir);
+  config = tronDevConfig(dataDir);
   dev = await startDev(config);
   const tronChain = dev.chains.find((c) => c.chain.key === 'tron_localnet');
   assert.ok(tronChain, 'the devnet runs tron_localnet');
@@ -168,8 +170,15 @@ test("a Tron HTLC with other terms than the order's is never matched: the order 
   await sendAsTronUser({ contract: created.approval_transaction.to, data: created.approval_transaction.data });
   // The order's secret hash, redeemer and amount, with a timelock one block longer: another HTLC order.
   const timelock = BigInt(created.typed_data.message.timelock) + 1n;
-  await sendAsTronUser(jobCall({ kind: 'fund', htlc: asset('tron_localnet:usdt').htlc.address, redeemer: TRON_SOLVER, timelock: `0x${timelock.toString(16)}`, amount: `0x${amount.toString(16)}`, secretHash: `0x${secretHash}` }));
-  await new Promise((r) => setTimeout(r, 10_000)); // three blocks and more: the watcher and the solver have looked
+  const other = await sendAsTronUser(jobCall({ kind: 'fund', htlc: asset('tron_localnet:usdt').htlc.address, redeemer: TRON_SOLVER, timelock: `0x${timelock.toString(16)}`, amount: `0x${amount.toString(16)}`, secretHash: `0x${secretHash}` }));
+  // The watcher has read the block of that HTLC (and would have matched it to the order in the same
+  // write), then the solver has looked at everything since.
+  const { blockNumber } = (await tron.transactionInfo(other))!;
+  await until('the Tron watcher to read the block of the other HTLC', async () => {
+    const cursor = await dev.service.store.db.selectFrom('watcher_cursors').select('block_number').where('chain', '=', 'tron_localnet').executeTakeFirst();
+    return cursor && BigInt(cursor.block_number) >= blockNumber ? true : undefined;
+  }, 60_000, 200);
+  await solverPassesFrom(dev.apiUrl);
   const o = await readOrder(created.order_id);
   assert.equal(o.status, 'created');
   assert.equal(o.source_swap.initiate_tx_hash, '');
@@ -203,8 +212,20 @@ test('EVM USDC -> Tron USDT with the secret the client keeps: the client redeems
 });
 
 /**
- * The user initiates a Tron source with its own transaction, and the chain moves 100 blocks on at once:
- * 300 s of the source's 600 s are left, less than the destination's 150 s plus rule 2's 300 s margin.
+ * How many Tron blocks to mine at once past a source's initiate so that rule 2 no longer allows its
+ * ethereum_localnet destination: the source is left half the time rule 2 needs (the destination
+ * timelock plus the margin, from the registry and the config: 225 s of the 450 s needed).
+ */
+function blocksPastRule2(): number {
+  const source = dev.service.registry.chain('tron_localnet')!;
+  const destination = dev.service.registry.chain('ethereum_localnet')!;
+  const needMs = destination.destinationTimelock * destination.blockTimeMs + config.solverRule2MarginSeconds * 1_000;
+  return source.sourceTimelock - Math.floor(needMs / 2 / source.blockTimeMs);
+}
+
+/**
+ * The user initiates a Tron source with its own transaction, and the chain moves `blocksPastRule2()`
+ * on at once: the source has half the time left that rule 2 needs to fund the destination.
  */
 async function initiateTooLate(amount: bigint) {
   const { created } = await createOrder('tron_localnet:usdt', 'ethereum_localnet:usdc', amount, { from: TRON_USER, to: evmUser.address });
@@ -212,7 +233,7 @@ async function initiateTooLate(amount: bigint) {
   let userFees = 0n;
   if (created.approval_transaction) userFees += await landed(await broadcastAsTronUser({ contract: created.approval_transaction.to, data: created.approval_transaction.data }));
   const initiate = await broadcastAsTronUser({ contract: created.initiate_transaction.to, data: created.initiate_transaction.data });
-  await advanceTron(100);
+  await advanceTron(blocksPastRule2());
   userFees += await landed(initiate);
   await orderReaches(created.order_id, 'initiated');
   return { created, before, userFees };
@@ -224,9 +245,10 @@ test('rule 2, then a refund after expiry: a Tron source with too little time lef
   const early = await api('PATCH', `/v2/orders/${created.order_id}?action=refund`);
   assert.equal(early.status, 409, JSON.stringify(early.body));
   assert.match(String(early.body.error), /has not expired: refundable from block \d+/);
-  await new Promise((r) => setTimeout(r, 4_000)); // a block and more: the solver has looked
+  await solverPassesFrom(dev.apiUrl); // the solver has looked at the initiated order
   assert.equal((await readOrder(created.order_id)).destination_swap.initiate_tx_hash, '', 'the solver did not fund (rule 2)');
-  await advanceTron(101);
+  // The rest of the source timelock and a block: it has expired (blocks mined meanwhile only add to it).
+  await advanceTron(dev.service.registry.chain('tron_localnet')!.sourceTimelock - blocksPastRule2() + 1);
   const refund = await api<string>('PATCH', `/v2/orders/${created.order_id}?action=refund`);
   assert.equal(refund.status, 202, JSON.stringify(refund.body));
   const refunded = await orderReaches(created.order_id, 'refunded');

@@ -1,13 +1,14 @@
 // The local Tron chain in tests: its registry entry (config/registry.localnet.json's tron_localnet), a
 // chain started on free ports with the test USDT and HTLC deployed, the service's API client of it, an
 // unmodified TronWeb per dev account, a job's engine ticked until it settles there, and the dev config
-// on tron_localnet and ethereum_localnet alone.
+// on tron_localnet and ethereum_localnet alone (on the test registry: a Tron block every second).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TronWeb } from 'tronweb';
 import { Registry, type Chain } from '../../src/chains/registry.ts';
 import type { RegistryChain, RegistryFile } from '../../src/chains/registry-schema.ts';
 import { LOCALNET_REGISTRY_PATH } from './fixtures.ts';
+import { testRegistryFile } from './test-registry.ts';
 import { evmHexToTron } from '../../src/chains/tron/address.ts';
 import { TronApi } from '../../src/chains/tron/api.ts';
 import { DEV_CONFIG_PATH, loadServiceConfig, type ServiceConfig } from '../../src/config/service-config.ts';
@@ -56,14 +57,14 @@ export async function startTronTestChain(options: TronLocalnetOptions = {}): Pro
 }
 
 /**
- * The dev config on tron_localnet and ethereum_localnet alone (its registry written to `dataDir`), in
- * process on PGlite: the solver quotes Tron USDT <-> ethereum_localnet USDC both ways at 10 bips,
- * USDT priced at 1, the affiliate fee taken in USDC.
+ * The dev config on tron_localnet and ethereum_localnet alone (the test registry's, a Tron block every
+ * second, written to `dataDir`), in process on PGlite: the solver quotes Tron USDT <-> ethereum_localnet
+ * USDC both ways at 10 bips, USDT priced at 1, the affiliate fee taken in USDC.
  */
 export function tronDevConfig(dataDir: string): ServiceConfig {
-  const localnet = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as RegistryFile;
+  const test = testRegistryFile();
   const registryPath = join(dataDir, 'registry.json');
-  writeFileSync(registryPath, JSON.stringify({ ...localnet, chains: localnet.chains.filter((c) => c.chain === 'ethereum_localnet' || c.chain === 'tron_localnet') }));
+  writeFileSync(registryPath, JSON.stringify({ ...test, chains: test.chains.filter((c) => c.chain === 'ethereum_localnet' || c.chain === 'tron_localnet') }));
   const base = loadServiceConfig(DEV_CONFIG_PATH, {});
   const solverId = base.solvers[0]!.id;
   return {
