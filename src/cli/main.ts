@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError } from '../config/schema-check.ts';
 import { DEFAULT_PORT } from '../config/service-config.ts';
-import { startService } from '../service.ts';
 import { registerAppsCommand } from './apps.ts';
 import { configOf } from './database.ts';
 import { registerSwapCommand } from './swap.ts';
@@ -11,7 +10,10 @@ import { VERSION } from '../version.ts';
 
 const program = new Command('hashlock').description('Hashlock cross-chain atomic swap service').version(VERSION);
 
-/** Stops `stop` on Ctrl-C or SIGTERM, once. */
+/**
+ * Stops `stop` on Ctrl-C or SIGTERM, once. Installed before a command prints that it is running, so a
+ * signal sent as soon as that line is read (by a script, a test) stops it cleanly.
+ */
 function stopOnSignal(stop: () => Promise<void>): void {
   let stopping = false;
   const onSignal = (signal: string) => {
@@ -35,13 +37,14 @@ program
   .description('run local chains (two anvil nodes with the contracts deployed) and the service on the embedded database (what npm start runs)')
   .option('-c, --config <file>', 'service config file', undefined)
   .option('--external-solver', 'also run `hashlock solver` (its own key and data) beside the in-process solver, quoting under it')
-  .action(async (opts: { config?: string; externalSolver?: boolean }) => {
+  .option('--free-ports', "chains listen on free ports, never on their well-known local ones (8545, 8546, 8899, 8090) even when those are free: a devnet beside another, or a test's")
+  .action(async (opts: { config?: string; externalSolver?: boolean; freePorts?: boolean }) => {
     const config = configOf(opts.config);
     // The local chains load only for this command: `serve` never imports them.
     const { describeDev, startDev } = await import('../localnet/dev.ts');
-    const dev = await startDev(config, { wellKnownPorts: true, externalSolver: opts.externalSolver ?? false });
-    console.log(describeDev(config, dev));
+    const dev = await startDev(config, { wellKnownPorts: !opts.freePorts, externalSolver: opts.externalSolver ?? false });
     stopOnSignal(dev.stop);
+    console.log(describeDev(config, dev));
   });
 
 program
@@ -49,9 +52,10 @@ program
   .description('run the service with a config file (real chains, PostgreSQL via DATABASE_URL)')
   .requiredOption('-c, --config <file>', 'service config file')
   .action(async (opts: { config: string }) => {
+    const { startService } = await import('../service.ts');
     const service = await startService(configOf(opts.config));
-    console.log(`Hashlock API listening on ${service.url}`);
     stopOnSignal(service.stop);
+    console.log(`Hashlock API listening on ${service.url}`);
   });
 
 program
@@ -71,8 +75,8 @@ program
     }
     const { startSolverProcess } = await import('../solver-process/solver-process.ts');
     const solver = await startSolverProcess(configOf(opts.config), { serviceUrl: opts.service, solverApiKey });
-    console.log(`hashlock solver ${solver.id} running against ${opts.service}`);
     stopOnSignal(() => solver.stop());
+    console.log(`hashlock solver ${solver.id} running against ${opts.service}`);
   });
 
 program

@@ -10,7 +10,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formatUnits } from 'viem';
 import { EventSource } from 'eventsource';
-import { adapterOfChainId } from '../chains/adapters.ts';
 import { SwapError, type CreatedOrder, type OrderView, type SwapApi, type SwapAsset, type SwapWallet, type SwapWalletInput } from '../chains/swap-wallet.ts';
 
 export { SwapError };
@@ -112,8 +111,10 @@ interface Side {
 }
 
 /** The side of `asset`: the user's wallet its family opens; a SwapError when no family of the devnet serves it. */
-function sideOf(devnet: Devnet, asset: SwapAsset, flag: string): Side {
+async function sideOf(devnet: Devnet, asset: SwapAsset, flag: string): Promise<Side> {
   const key = chainKeyOf(asset.id);
+  // The chain families load only when a swap runs: the other commands of `hashlock` start without them.
+  const { adapterOfChainId } = await import('../chains/adapters.ts');
   const open = adapterOfChainId(asset.chain)?.swapWallet;
   if (!open) throw new SwapError(`${flag} ${asset.id}: hashlock swap cannot act on ${asset.chain} chains`);
   return { asset, wallet: open({ chainKey: key, chain: devnet.chains[key], user: devnet.accounts.user, asset, flag }) };
@@ -200,8 +201,8 @@ export async function runSwap(opts: SwapOptions): Promise<{ orderId: string; sta
     if (!asset) throw new SwapError(`${flag} ${id}: unknown asset; the service has ${assets.map((a) => a.id).join(', ')}`);
     return asset;
   };
-  const from = sideOf(devnet, assetOf(opts.from, '--from'), '--from');
-  const to = sideOf(devnet, assetOf(opts.to, '--to'), '--to');
+  const from = await sideOf(devnet, assetOf(opts.from, '--from'), '--from');
+  const to = await sideOf(devnet, assetOf(opts.to, '--to'), '--to');
   if (from.asset.id === to.asset.id) throw new SwapError('--from and --to are the same asset');
 
   const before = await showBalances([from, to], 'before', print);

@@ -37,22 +37,21 @@ const chainLine = (output: string, key: string) => output.split('\n').find((line
 
 test('hashlock dev killed with SIGKILL: its chains stop, and the next start gets 8545 and 8546 again', { skip, timeout: 600_000 }, async (t) => {
   assert.ok(!taken, 'ports 8545 and 8546 are free for this test');
-  const first = await startHashlockDev(dir);
+  const first = await startHashlockDev(dir, { wellKnownPorts: true });
   running.push(first);
   const nodes = chainProcesses();
   assert.equal(nodes.length, expectedNodes, `the chains of the data directory run: ${first.output()}`);
   assert.match(chainLine(first.output(), 'ethereum_localnet'), /127\.0\.0\.1:8545 /);
 
-  const exited = new Promise((r) => first.process.once('exit', r));
   first.process.kill('SIGKILL');
-  await exited;
+  await first.exited;
   const killedAt = Date.now();
   for (const end = Date.now() + 30_000; chainProcesses().length > 0; await new Promise((r) => setTimeout(r, 50))) {
     assert.ok(Date.now() < end, `the chains outlived hashlock dev: ${chainProcesses().join(', ')} still run`);
   }
   t.diagnostic(`${nodes.length} chain nodes ended ${Date.now() - killedAt} ms after hashlock dev was killed`);
 
-  const second = await startHashlockDev(dir);
+  const second = await startHashlockDev(dir, { wellKnownPorts: true });
   running.push(second);
   assert.match(chainLine(second.output(), 'ethereum_localnet'), /127\.0\.0\.1:8545 /, second.output());
   assert.match(chainLine(second.output(), 'arbitrum_localnet'), /127\.0\.0\.1:8546 /, second.output());
@@ -70,7 +69,7 @@ test('a node an earlier run left behind is stopped by the next start, which gets
   const strays = chainProcesses();
   assert.equal(strays.length, strayLitecoind ? 2 : 1);
 
-  const dev = await startHashlockDev(dir);
+  const dev = await startHashlockDev(dir, { wellKnownPorts: true });
   running.push(dev);
   assert.match(chainLine(dev.output(), 'ethereum_localnet'), /127\.0\.0\.1:8545 /, dev.output());
   assert.match(dev.output(), new RegExp(`ethereum_localnet: stopped the node an earlier run left running \\(pid ${strayAnvil.pid}\\)`));
