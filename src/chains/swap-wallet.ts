@@ -50,7 +50,7 @@ export interface CreatedOrder {
 /** What the swap client reads of an order. */
 export interface OrderView {
   status?: string;
-  source_swap?: { redeem_tx_hash?: string };
+  source_swap?: { initiate_tx_hash?: string; redeem_tx_hash?: string };
   destination_swap?: { redeem_tx_hash?: string };
 }
 
@@ -91,3 +91,17 @@ export interface SwapWallet {
 
 /** Whether the asset is its chain's native coin. */
 export const isNativeAsset = (asset: SwapAsset): boolean => asset.token.schema.endsWith(':native');
+
+/**
+ * The client's gasless initiate (`PATCH ?action=initiate` with `body`): its transaction's hash. The
+ * service answers with none when its relayer has not sent it within its wait (a busy chain, a node
+ * away); the order is then read until its source shows the initiate, up to the step's deadline.
+ */
+export async function relayedInitiate(step: SwapStep, orderId: string, body: object): Promise<string> {
+  const sent = await step.api.result<string>('the gasless initiate', 'PATCH', `/v2/orders/${orderId}?action=initiate`, body);
+  for (let hash = sent; ; await new Promise((r) => setTimeout(r, step.pollMs))) {
+    if (hash) return hash;
+    if (Date.now() > step.deadline) throw new SwapError(`order ${orderId}: the relayer accepted the initiate but had not sent it by the deadline`);
+    hash = (await step.api.result<OrderView>('the order', 'GET', `/v2/orders/${orderId}`)).source_swap?.initiate_tx_hash ?? '';
+  }
+}

@@ -4,7 +4,7 @@
 // and solver. Tron USDT gasless -> EVM USDC and EVM USDC -> Tron USDT, every balance checked, fees
 // named; ten identical PATCHes make one transaction; a swap whose on-chain terms differ from the
 // order's is never matched; a secret the client keeps; rule 2 then a refund after expiry; an instant
-// refund. (Tron <-> Litecoin and Solana run through `hashlock swap` in test/cli/swap-tron.test.ts.)
+// refund. (Tron <-> Litecoin and Solana run through `hashlock swap` in test/cli/swap.test.ts.)
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';

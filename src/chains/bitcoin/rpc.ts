@@ -77,6 +77,13 @@ interface RawMempoolEntry {
 /** How often a call refused for a full RPC work queue is asked again (backing off from 10-20 ms, 5-10 s in all). */
 const WORK_QUEUE_RETRIES = 9;
 const WORK_QUEUE_FULL = /^Work queue depth exceeded/;
+const NOT_REPEATABLE = new Set(['sendtoaddress', 'sendmany', 'generatetoaddress', 'generatetodescriptor', 'generateblock']);
+
+/** A fetch whose connection the other side closed before any answer (undici's `other side closed`). */
+function closedUnanswered(err: unknown): boolean {
+  const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
+  return err instanceof TypeError && err.message === 'fetch failed' && cause?.code === 'UND_ERR_SOCKET';
+}
 
 /** A small JSON-RPC client for Bitcoin Core's API (Litecoin Core speaks the same). */
 export class BitcoinRpc {
@@ -92,7 +99,13 @@ export class BitcoinRpc {
         body: JSON.stringify({ jsonrpc: '1.0', id: ++this.id, method, params }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
-    let res = await request();
+    let res = await request().catch(async (err: unknown) => {
+      // The node closes a keep-alive connection it has left idle (`-rpcservertimeout`); a call sent on
+      // it just then fails unanswered. Asked again on a new connection, except the calls that spend or
+      // mine, whose first attempt might have run.
+      if (!closedUnanswered(err) || NOT_REPEATABLE.has(method)) throw err;
+      return request();
+    });
     let text = await res.text();
     // A node whose RPC work queue is full (`-rpcworkqueue`, 16 by default) refuses the call before
     // running it (HTTP 503, or 500 on Litecoin Core), so asking again is safe; a burst of concurrent

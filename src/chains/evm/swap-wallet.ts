@@ -3,7 +3,7 @@
 // ERC-20, its own transaction for ether).
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { isNativeAsset, SwapError, type ApiEvmTx, type CreatedOrder, type SwapStep, type SwapWallet, type SwapWalletInput } from '../swap-wallet.ts';
+import { isNativeAsset, relayedInitiate, SwapError, type ApiEvmTx, type CreatedOrder, type SwapStep, type SwapWallet, type SwapWalletInput } from '../swap-wallet.ts';
 
 /** The user's side of a swap on an EVM chain of the devnet; the service redeems a destination to the user. */
 export function evmSwapWallet(input: SwapWalletInput): SwapWallet {
@@ -46,7 +46,7 @@ export function evmSwapWallet(input: SwapWalletInput): SwapWallet {
           primaryType: 'Initiate',
           message: { ...typedData.message, timelock: BigInt(typedData.message.timelock), amount: BigInt(typedData.message.amount) },
         });
-        const txHash = await step.api.result<string>('the gasless initiate', 'PATCH', `/v2/orders/${orderId}?action=initiate`, { signature });
+        const txHash = await relayedInitiate(step, orderId, { signature });
         step.print(`  initiate (gasless, relayed): ${txHash}`);
         return '';
       }

@@ -16,7 +16,7 @@ import { solanaBalance as readBalance } from './balances.ts';
 import { solanaAddressOfKey, solanaSignerOfKey } from './keys.ts';
 import { solanaRpc } from './rpc.ts';
 import { LAMPORTS_PER_SIGNATURE } from './transactions.ts';
-import { isNativeAsset, SwapError, type CreatedOrder, type OrderView, type SwapStep, type SwapWallet, type SwapWalletInput } from '../swap-wallet.ts';
+import { isNativeAsset, relayedInitiate, SwapError, type CreatedOrder, type OrderView, type SwapStep, type SwapWallet, type SwapWalletInput } from '../swap-wallet.ts';
 
 /** devnet.json's entry for the Solana chain. */
 export interface DevnetSolanaChain {
@@ -140,7 +140,7 @@ export function solanaSwapWallet(input: SwapWalletInput): SolanaWallet & SwapWal
       const orderId = created.order_id;
       if (created.versioned_tx_gasless) {
         const signature = await signedForRelayer(wallet, created.versioned_tx_gasless);
-        const sent = await step.api.result<string>('the gasless initiate', 'PATCH', `/v2/orders/${orderId}?action=initiate`, { signature });
+        const sent = await relayedInitiate(step, orderId, { signature });
         step.print(`  initiate (gasless, relayed): ${sent} (the relayer pays the fee)`);
         return '  (the amount; the relayer paid the fee)';
       }

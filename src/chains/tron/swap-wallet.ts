@@ -4,7 +4,7 @@
 // initiate the relayer sends (or, without typed data, the order's own initiate transaction).
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { isNativeAsset, SwapError, type ApiEvmTx, type CreatedOrder, type SwapStep, type SwapWallet, type SwapWalletInput } from '../swap-wallet.ts';
+import { isNativeAsset, relayedInitiate, SwapError, type ApiEvmTx, type CreatedOrder, type SwapStep, type SwapWallet, type SwapWalletInput } from '../swap-wallet.ts';
 import { TronApi } from './api.ts';
 import { TronHtlcReader } from './htlc-reads.ts';
 import { tronAddressOfKey } from './runtime.ts';
@@ -74,7 +74,7 @@ export function tronSwapWallet(input: SwapWalletInput): SwapWallet {
           primaryType: 'Initiate',
           message: { ...typedData.message, timelock: BigInt(typedData.message.timelock), amount: BigInt(typedData.message.amount) },
         });
-        const txId = await step.api.result<string>('the gasless initiate', 'PATCH', `/v2/orders/${orderId}?action=initiate`, { signature });
+        const txId = await relayedInitiate(step, orderId, { signature });
         step.print(`  initiate (gasless, relayed): ${txId}`);
         return `  (the amount${approvalNote}; the relayer paid the initiate's energy)`;
       }
