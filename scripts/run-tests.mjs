@@ -17,6 +17,7 @@
 // on the command line run alone, in their lanes; neither, nor `--no-checks`, runs lint and type-check.
 // `--list` prints the lanes and their files.
 import { spawn } from 'node:child_process';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, setPriority, tmpdir } from 'node:os';
 import { join, relative, resolve as absolute } from 'node:path';
@@ -119,8 +120,8 @@ function check(name, command, commandArgs) {
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    child.on('error', (err) => resolve({ name, ok: false, output: String(err), ms: Date.now() - started }));
-    child.on('close', (code) => resolve({ name, ok: code === 0, output, ms: Date.now() - started }));
+    child.on('error', (err) => done({ name, ok: false, output: String(err), ms: Date.now() - started }));
+    child.on('close', (code) => done({ name, ok: code === 0, output, ms: Date.now() - started }));
   });
 }
 const bin = (pkg, path) => join('node_modules', pkg, path);
@@ -136,6 +137,7 @@ const checking = checks
 const report = new PassThrough({ objectMode: true });
 const printed = report.pipe(new spec());
 printed.pipe(process.stdout, { end: false });
+const SUMMED = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const totals = new Map();
 const fileTimes = [];
 const running = lanes
@@ -148,8 +150,8 @@ const running = lanes
           const { data } = event;
           if (event.type === 'test:diagnostic' && data.nesting === 0 && data.file === undefined) {
             const [key, value] = data.message.split(' ');
-            if (key !== 'duration_ms') totals.set(key, (totals.get(key) ?? 0) + Number(value));
-            return;
+            if (SUMMED.includes(key) && /^[0-9]+$/.test(value)) return void totals.set(key, (totals.get(key) ?? 0) + Number(value));
+            if (key === 'duration_ms') return;
           }
           // A file's end: the file itself when it runs alone, its suite when it shares a process.
           if (event.type === 'test:complete' && data.nesting === 0 && data.name.endsWith('.test.ts')) {
@@ -161,10 +163,14 @@ const running = lanes
       }),
   );
 await Promise.all(running);
-for (const [key, value] of totals) report.write({ type: 'test:diagnostic', data: { nesting: 0, message: `${key} ${value}` } });
+for (const [key, value] of [...totals].sort(([a], [b]) => SUMMED.indexOf(a) - SUMMED.indexOf(b))) report.write({ type: 'test:diagnostic', data: { nesting: 0, message: `${key} ${value}` } });
 report.write({ type: 'test:diagnostic', data: { nesting: 0, message: `duration_ms ${Date.now() - started}` } });
 report.end();
-await once(printed, 'end');
+// The reporter's last words (the failed tests again) come with its end; the timer keeps the process
+// alive meanwhile, and caps the wait should that end not come.
+let capped;
+await Promise.race([once(printed, 'end'), new Promise((resolve) => (capped = setTimeout(resolve, 10_000)))]);
+clearTimeout(capped);
 rmSync(groupDir, { recursive: true, force: true });
 const checked = await Promise.all(checking);
 
