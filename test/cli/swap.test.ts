@@ -415,6 +415,30 @@ const SOLANA_LITECOIN_SWAPS = 'the SOL <-> LTC swaps';
  * True (the test is skipped) when the Solana programs cannot be built here (clang-19 is not
  * installed, outside CI); in CI that fails the test. Otherwise the devnet must run solana_localnet.
  */
+/**
+ * A swap to and from `asset` against a copy of devnet.json without `chainKey` (and its address in
+ * each of `accounts`), as `hashlock dev` writes it when it cannot run that chain: each fails before
+ * anything happens, with one line naming the flag, the asset and `why` (a regular expression).
+ */
+async function assertOneLineWithout(chainKey: string, accounts: Array<'user' | 'solver'>, asset: string, amount: string, why: string) {
+  const devnet = readDevnetJson();
+  const family = chainKey.split('_')[0]!;
+  delete devnet.chains[chainKey];
+  for (const account of accounts) delete devnet.accounts[account][family];
+  const dir = mkdtempSync(join(tmpdir(), `hashlock-swap-no-${family}-`));
+  writeFileSync(join(dir, 'devnet.json'), JSON.stringify(devnet, null, 2));
+  for (const [flag, from, to] of [
+    ['--from', asset, 'arbitrum_localnet:wbtc'],
+    ['--to', 'ethereum_localnet:wbtc', asset],
+  ] as const) {
+    const res = await run(['swap', '--from', from, '--to', to, '--amount', amount, '--data-dir', dir]);
+    assert.equal(res.code, 1, res.stdout);
+    assert.equal(res.stdout, '', 'nothing happens before the check');
+    assert.match(res.stderr, new RegExp(`^swap failed: ${flag} ${asset}: ${why}`));
+    assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+  }
+}
+
 function solanaSkipped(t: TestContext): boolean {
   if (solanaError) throw solanaError;
   if (!solanaBuilt) {
@@ -619,43 +643,14 @@ function checksBesideTheSwaps() {
   });
 
   test('hashlock swap: an LTC swap against a devnet without litecoind fails with one clear line', async () => {
-    // A copy of devnet.json as `hashlock dev` writes it when litecoind is not on the PATH.
-    const devnet = readDevnetJson();
-    delete devnet.chains.litecoin_localnet;
-    delete devnet.accounts.user.litecoin;
-    delete devnet.accounts.solver.litecoin;
-    const noLitecoin = mkdtempSync(join(tmpdir(), 'hashlock-swap-noltc-'));
-    writeFileSync(join(noLitecoin, 'devnet.json'), JSON.stringify(devnet, null, 2));
-    for (const [flag, from, to] of [
-      ['--from', 'litecoin_localnet:ltc', 'arbitrum_localnet:wbtc'],
-      ['--to', 'ethereum_localnet:wbtc', 'litecoin_localnet:ltc'],
-    ] as const) {
-      const res = await run(['swap', '--from', from, '--to', to, '--amount', '100000', '--data-dir', noLitecoin]);
-      assert.equal(res.code, 1, res.stdout);
-      assert.equal(res.stdout, '', 'nothing happens before the check');
-      assert.match(res.stderr, new RegExp(`^swap failed: ${flag} litecoin_localnet:ltc: litecoind is not running in the devnet \\(devnet.json has no litecoin_localnet\\)`));
-      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
-    }
+    // devnet.json as `hashlock dev` writes it when litecoind is not on the PATH.
+    await assertOneLineWithout('litecoin_localnet', ['user', 'solver'], 'litecoin_localnet:ltc', '100000', 'litecoind is not running in the devnet \\(devnet.json has no litecoin_localnet\\)');
   });
 
   test('hashlock swap: a Solana swap against a devnet without solana_localnet fails with one clear line', async (t) => {
     if (solanaSkipped(t)) return;
-    // A copy of devnet.json as `hashlock dev` writes it when the Solana programs cannot be built.
-    const devnet = readDevnetJson();
-    delete devnet.chains.solana_localnet;
-    delete devnet.accounts.user.solana;
-    const noSolana = mkdtempSync(join(tmpdir(), 'hashlock-swap-nosol-'));
-    writeFileSync(join(noSolana, 'devnet.json'), JSON.stringify(devnet, null, 2));
-    for (const [flag, from, to] of [
-      ['--from', 'solana_localnet:sol', 'arbitrum_localnet:wbtc'],
-      ['--to', 'ethereum_localnet:wbtc', 'solana_localnet:sol'],
-    ] as const) {
-      const res = await run(['swap', '--from', from, '--to', to, '--amount', '100000000', '--data-dir', noSolana]);
-      assert.equal(res.code, 1, res.stdout);
-      assert.equal(res.stdout, '', 'nothing happens before the check');
-      assert.match(res.stderr, new RegExp(`^swap failed: ${flag} solana_localnet:sol: solana_localnet is not running in the devnet \\(devnet.json has no solana_localnet\\)`));
-      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
-    }
+    // devnet.json as `hashlock dev` writes it when the Solana programs cannot be built.
+    await assertOneLineWithout('solana_localnet', ['user'], 'solana_localnet:sol', '100000000', 'solana_localnet is not running in the devnet \\(devnet.json has no solana_localnet\\)');
     const unknown = await run(['swap', '--from', 'solana_localnet:bonk', '--to', 'arbitrum_localnet:wbtc', '--amount', '100000']);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /--from solana_localnet:bonk: unknown asset; the service has .*solana_localnet:usdc/);

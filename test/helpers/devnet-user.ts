@@ -7,18 +7,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  appendTransactionMessageInstructions,
-  createSolanaRpc,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  type Address as SolanaAddress,
-} from '@solana/kit';
+import { lamports, type Address as SolanaAddress } from '@solana/kit';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, getTransferInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { createPublicClient, createWalletClient, erc20Abi, http, numberToHex, parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -30,6 +19,7 @@ import { scanUtxoSet } from '../../src/chains/bitcoin/utxo-scan.ts';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { solanaSignerOfKey } from '../../src/chains/solana/keys.ts';
 import { evmHexToTron } from '../../src/chains/tron/address.ts';
+import { localnetRpc, signedTransaction } from './solana-localnet.ts';
 import { until } from './wait.ts';
 
 /** What the new user gets; each chain family only when asked. */
@@ -102,7 +92,7 @@ async function fundLitecoin(devnet: DevnetJson, to: string, value: bigint): Prom
 async function fundSolana(devnet: DevnetJson, to: SolanaAddress, funds: { lamports: bigint; usdc: bigint }): Promise<void> {
   const chain = devnet.chains.solana_localnet as { rpc_url: string; mints: { usdc: SolanaAddress } } | undefined;
   if (!chain) throw new Error('devnet.json has no solana_localnet');
-  const rpc = createSolanaRpc(chain.rpc_url);
+  const rpc = localnetRpc(chain.rpc_url);
   await rpc.requestAirdrop(to, lamports(funds.lamports)).send();
   const payer = await solanaSignerOfKey(devnet.accounts.user.private_key as Hex);
   const mint = chain.mints.usdc;
@@ -112,16 +102,8 @@ async function fundSolana(devnet: DevnetJson, to: SolanaAddress, funds: { lampor
     await getCreateAssociatedTokenIdempotentInstructionAsync({ payer, owner: to, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
     getTransferInstruction({ source, destination, authority: payer, amount: funds.usdc }),
   ];
-  const { value: lifetime } = await rpc.getLatestBlockhash({ commitment: 'processed' }).send();
-  const signed = await signTransactionMessageWithSigners(
-    pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(payer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions(instructions, m),
-    ),
-  );
-  await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send();
+  const { wire } = await signedTransaction(rpc, payer, instructions);
+  await rpc.sendTransaction(wire, { encoding: 'base64' }).send();
   // What the swap tests read, at the commitment they read it.
   await until(
     `${funds.lamports} lamports and ${funds.usdc} USDC at ${to}`,
