@@ -71,11 +71,17 @@ interface Order {
   destination_swap: { swap_id: string; initiate_tx_hash: string; redeem_tx_hash: string; secret: string };
 }
 const readOrder = async (id: string) => (await api<Order>('GET', `/v2/orders/${id}`)).body.result;
-const orderReaches = (id: string, status: string) =>
-  until(`order ${id} to reach ${status}`, async () => {
-    const o = await readOrder(id);
-    return o.status === status ? o : undefined;
-  }, 120_000, 300);
+const orderReaches = async (id: string, status: string) => {
+  let last: Order | undefined;
+  try {
+    return await until(`order ${id} to reach ${status}`, async () => {
+      last = await readOrder(id);
+      return last.status === status ? last : undefined;
+    }, 120_000, 300);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; it is ${JSON.stringify(last)}`, { cause: err });
+  }
+};
 
 async function createOrder(from: string, to: string, amount: bigint, owners: { from: string; to: string }, secretHash?: string) {
   const q = await api<Array<{ solver_id: string; destination: { amount: string } }>>('GET', `/v2/quote?from=${from}&to=${to}&from_amount=${amount}`);

@@ -55,6 +55,8 @@ export class TronChain {
   private readonly solidifyDepth: number;
   private readonly mineEachTransaction: boolean;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Set while `mine` adds several blocks: anvil shows each block as it mines it, a jumping chain shows none of them. */
+  private headBeforeMining: number | undefined;
   /**
    * Recent blocks in Tron's JSON (transactions and their results), by EVM block hash: a mined block never
    * changes, and a replaced one has another hash. Every `getnowblock` answers the head block with its
@@ -77,7 +79,12 @@ export class TronChain {
     return run;
   }
 
+  /** The head readers see: anvil's, except while `mine` adds several blocks, when it is the head before them. */
   async headNumber(): Promise<number> {
+    return this.headBeforeMining ?? this.anvilHead();
+  }
+
+  private async anvilHead(): Promise<number> {
     return Number(await this.anvil.rpc('eth_blockNumber'));
   }
 
@@ -123,9 +130,14 @@ export class TronChain {
    */
   mine(blocks = 1): Promise<void> {
     return this.serial(async () => {
-      await this.mineBlock();
-      // Each later block a second after its parent, as mineBlock does for a head ahead of the clock.
-      if (blocks > 1) await this.anvil.rpc('anvil_mine', [`0x${(blocks - 1).toString(16)}`, '0x1']);
+      if (blocks > 1) this.headBeforeMining = await this.anvilHead();
+      try {
+        await this.mineBlock();
+        // Each later block a second after its parent, as mineBlock does for a head ahead of the clock.
+        if (blocks > 1) await this.anvil.rpc('anvil_mine', [`0x${(blocks - 1).toString(16)}`, '0x1']);
+      } finally {
+        this.headBeforeMining = undefined;
+      }
       this.index.save();
     });
   }
@@ -135,7 +147,7 @@ export class TronChain {
    * up. (EVM times are whole seconds, so blocks faster than one a second run ahead of the clock.)
    */
   private async mineBlock(): Promise<void> {
-    const head = (await this.evmBlock(await this.headNumber()))!;
+    const head = (await this.evmBlock(await this.anvilHead()))!;
     await this.anvil.rpc('evm_mine', [Math.max(Math.floor(Date.now() / 1000), head.timestamp + 1)]);
   }
 

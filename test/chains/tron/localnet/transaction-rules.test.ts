@@ -152,3 +152,16 @@ test('bad input is answered, never a crash: a bad address, a garbage broadcast, 
   const range = await fetch(`${c.localnet.url}/wallet/getblockbylimitnext`, { method: 'POST', body: JSON.stringify({ startNum: 5, endNum: 500 }) });
   assert.match(((await range.json()) as { Error: string }).Error, /endNum/);
 });
+
+test('mining many blocks at once is one jump: a reader sees the head before it or after it, never one between', async () => {
+  const head = async () => ((await user.trx.getCurrentBlock()) as unknown as { block_header: { raw_data: { number: number } } }).block_header.raw_data.number;
+  const start = await head();
+  const seen = new Set<number>();
+  let mining = true;
+  const mined = c.localnet.mine(300).finally(() => (mining = false));
+  while (mining) seen.add(await head());
+  await mined;
+  seen.add(await head());
+  assert.ok(seen.has(start + 300), `the jump's end is seen: ${[...seen].join(', ')}`);
+  assert.deepEqual([...seen].filter((n) => n !== start && n !== start + 300), [], 'no head between the first and the last block');
+});
