@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'coverage/', 'dist/'] },
+  { ignores: ['node_modules/', '.data/', 'coverage/', 'dist/', '.test-js/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },

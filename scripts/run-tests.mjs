@@ -1,7 +1,10 @@
-// `npm test`: every test/**/*.test.ts file through node's test runner (with tsx: run as
-// `node --import tsx scripts/run-tests.mjs`, whose execArgv each test process inherits), with lint
-// and the type-check running beside the tests. One report and one summary for all of it, then the
-// ten slowest files.
+// `npm test`: every test/**/*.test.ts file through node's test runner, with lint and the type-check
+// running beside the tests. One report and one summary for all of it, then the ten slowest files.
+// The test processes run src/ and test/ compiled to JavaScript (scripts/compile-tests.mjs, half a
+// second), not through tsx: on Node 20 tsx's loader hooks run on another thread, and the crossing for
+// every module loaded doubled the CPU each process spent loading the service. A failure's stack names
+// the compiled file (.test-js/test/...js, readable beside its source); run with
+// NODE_OPTIONS=--enable-source-maps for the TypeScript lines (it costs each process about a second).
 //
 // Files run in lanes, each a `run()` of node's test runner with a concurrency of its own:
 // - `nodes`: files that start real chains, devnets or service processes. They spend most of their
@@ -9,8 +12,7 @@
 // - `fixed-ports`: files that need fixed ports (Garden's SDK expects anvil on 8545 and 8546, and
 //   `hashlock dev` takes them unless told `--free-ports`), one at a time;
 // - `cpu`: the rest (unit, API and store tests), as many at once as there are cores.
-// On Node 20 every module a test process loads passes through tsx's loader hooks on another thread,
-// which costs a process about 4 s of CPU to load the service; so the `cpu` lane runs several files in
+// Loading the service still costs a process about 2 s of CPU, so the `cpu` lane runs several files in
 // one process, each file under a suite named by its path, one after another.
 //
 // `--quick` (`npm run test:quick`) runs the unit and store tests only, for the edit loop; files named
@@ -20,12 +22,13 @@ import { spawn } from 'node:child_process';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, setPriority, tmpdir } from 'node:os';
-import { join, relative, resolve as absolute } from 'node:path';
+import { join, relative } from 'node:path';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { pathToFileURL } from 'node:url';
+import { COMPILED, compileTests } from './compile-tests.mjs';
 
 const CORES = availableParallelism();
 const envNumber = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -84,6 +87,11 @@ if (args.includes('--list')) {
 }
 
 const started = Date.now();
+await compileTests();
+/** Where a test file's compiled JavaScript is. */
+const compiled = (file) => join(COMPILED, file.replace(/\.ts$/, '.js'));
+/** The test file a compiled path (or a source path) names, relative to the repository. */
+const sourceOf = (path) => relative(process.cwd(), path.startsWith(COMPILED) ? join(process.cwd(), relative(COMPILED, path).replace(/\.js$/, '.ts')) : path);
 const groupDir = mkdtempSync(join(tmpdir(), 'hashlock-test-groups-'));
 
 /**
@@ -92,14 +100,14 @@ const groupDir = mkdtempSync(join(tmpdir(), 'hashlock-test-groups-'));
  */
 function processFiles(lane) {
   const sorted = [...lane.files].sort(order);
-  if (lane.perProcess <= 1) return sorted.map((f) => absolute(f));
+  if (lane.perProcess <= 1) return sorted.map(compiled);
   const count = Math.ceil(sorted.length / lane.perProcess);
   // Dealt round-robin, so that every process gets a share of the slow files and the fast ones.
   const groups = Array.from({ length: count }, (_, i) => sorted.filter((_f, j) => j % count === i));
   return groups.map((group, i) => {
-    if (group.length === 1) return absolute(group[0]);
+    if (group.length === 1) return compiled(group[0]);
     const path = join(groupDir, `${lane.name}-${String(i + 1).padStart(2, '0')}.test.mjs`);
-    const entries = group.map((f) => [f, pathToFileURL(absolute(f)).href]);
+    const entries = group.map((f) => [f, pathToFileURL(compiled(f)).href]);
     writeFileSync(
       path,
       `import { describe } from 'node:test';\nfor (const [name, url] of ${JSON.stringify(entries)}) describe(name, () => import(url));\n`,
@@ -154,8 +162,8 @@ const running = lanes
             if (key === 'duration_ms') return;
           }
           // A file's end: the file itself when it runs alone, its suite when it shares a process.
-          if (event.type === 'test:complete' && data.nesting === 0 && data.name.endsWith('.test.ts')) {
-            fileTimes.push({ file: relative(process.cwd(), data.name), ms: data.details.duration_ms, lane: lane.name });
+          if (event.type === 'test:complete' && data.nesting === 0 && /\.test\.[jt]s$/.test(data.name)) {
+            fileTimes.push({ file: sourceOf(data.name), ms: data.details.duration_ms, lane: lane.name });
           }
           report.write(event);
         });

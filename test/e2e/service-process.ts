@@ -279,6 +279,9 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
       registry: registryPath,
       log_level: 'info',
       rate_limit: false,
+      // The test server takes 100 connections, shared by the files running at once: each of these
+      // services asks for at most 10, not the default 20.
+      database_pool_size: 10,
       chains: Object.fromEntries([
         ...[eth, arb].map((c) => [
           c.deployment.chain,
