@@ -75,7 +75,8 @@ export async function startMakerProcess(o: MakerOptions): Promise<MakerProcess> 
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    for (const end = Date.now() + 60_000; !own.includes(`hashlock solver ${o.id} running`); await new Promise((r) => setTimeout(r, 50))) {
+    // A bound for a start that hangs, not a timing: a loaded 2-core machine has taken over 60 s.
+    for (const end = Date.now() + 150_000; !own.includes(`hashlock solver ${o.id} running`); await new Promise((r) => setTimeout(r, 50))) {
       if (child.exitCode !== null || Date.now() > end) {
         // Not left running: its pipes would keep the test process alive after the test failed.
         child.kill('SIGKILL');
