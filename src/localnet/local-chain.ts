@@ -37,5 +37,10 @@ export interface DevChain {
   fund?(key: Hex): Promise<void>;
   /** Moves the chain's clock `blocks` blocks (slots) on at once, where the local node can (tests of expiry). */
   advance?(blocks: number): void | Promise<void>;
+  /**
+   * Stops the chain's own clock until the returned function is called, where the local node can: a test
+   * that needs nothing confirmed between two of its steps (a transaction, then a jump of `advance`).
+   */
+  hold?(): () => void;
   stop(): Promise<void>;
 }

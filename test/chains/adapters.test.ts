@@ -83,6 +83,15 @@ test('the local chains are not part of the product: what `hashlock serve` loads 
   assert.deepEqual(CHAIN_PACKAGES.filter((p) => packages.has(p)), []);
 });
 
+test('no hashlock command compiles a contract: no module of src/ imports solc or the build scripts; they read the shipped artifacts', () => {
+  const compiling = sources(join(ROOT, 'src')).flatMap((file) =>
+    importsOf(file, true)
+      .filter((target) => target === 'solc' || target.startsWith('solc/') || target.startsWith('scripts/'))
+      .map((target) => `${relative(ROOT, file)} imports ${target}`),
+  );
+  assert.deepEqual(compiling, []);
+});
+
 test('every chain of the localnet registry has an adapter that works it, and a local chain `hashlock dev` runs', () => {
   for (const chain of localnetRegistry().chains) {
     const adapter = chainAdapter(chain);

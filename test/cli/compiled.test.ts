@@ -17,7 +17,7 @@ function tree(built?: number): { root: string; touch: (path: string, at: number)
     utimesSync(file, at, at);
   };
   touch('src/cli/main.ts', 1_000);
-  touch('src/chains/evm/abi/HTLC.json', 1_000);
+  touch('src/explorer/page.html', 1_000);
   if (built !== undefined) touch('dist/.built', built);
   return { root, touch };
 }
@@ -26,7 +26,7 @@ test('the compiled service runs only while its build is newer than every file un
   assert.equal(isCurrent(tree().root), false, 'no build');
   const { root, touch } = tree(2_000);
   assert.equal(isCurrent(root), true, 'built after the sources');
-  touch('src/chains/evm/abi/HTLC.json', 3_000);
+  touch('src/explorer/page.html', 3_000);
   assert.equal(isCurrent(root), false, 'a file the sources read changed after the build');
   touch('dist/.built', 4_000);
   assert.equal(isCurrent(root), true, 'built again');

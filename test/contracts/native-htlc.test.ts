@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { encodeFunctionData, hashTypedData, parseEther, zeroAddress, type Address, type Hex } from 'viem';
-import { contractArtifact, type ContractArtifact } from '../../src/chains/evm/contracts.ts';
+import { contractArtifact } from '../../src/chains/evm/contracts.ts';
 import { evmOrderId } from '../../src/chains/evm/order-id.ts';
-import { CHAIN_ID, mockArtifacts, htlcTerms, newSecret, readHtlcOrder, startChain, type Call, type Chain, type HtlcTerms, type Role } from './setup.ts';
+import { CHAIN_ID, mockArtifacts, htlcTerms, newSecret, readHtlcOrder, startChain, type Call, type Chain, type Deployable, type HtlcTerms, type Role } from './setup.ts';
 
 const ABI = contractArtifact('NativeHTLC').abi;
 const AMOUNT = parseEther('1.25');
@@ -11,7 +11,7 @@ const TIMELOCK = 10n;
 
 let c: Chain;
 let htlc: Address;
-let Reenterer: ContractArtifact;
+let Reenterer: Deployable;
 
 const call = (functionName: string, args: readonly unknown[], value?: bigint): Call => ({ address: htlc, abi: ABI, functionName, args, value });
 type Terms = HtlcTerms;

@@ -31,6 +31,9 @@ import { DEV_MNEMONIC } from '../../src/localnet/accounts.ts';
 
 export const CHAIN_ID = 31337;
 
+/** What a deployment needs of an artifact. */
+export type Deployable = Pick<ContractArtifact, 'abi' | 'bytecode'>;
+
 /** anvil's funded dev accounts, by role in these tests. */
 export const ROLES = { deployer: 0, initiator: 1, redeemer: 2, relayer: 3, stranger: 4, feeSigner: 5, affiliate: 6, walletOwner: 7 } as const;
 export type Role = keyof typeof ROLES;
@@ -44,7 +47,7 @@ export interface Call {
 }
 
 /** Compiles the test-only contracts in test/contracts/mocks with the same solc as contracts.ts. */
-export function mockArtifacts(): Record<string, ContractArtifact> {
+export function mockArtifacts(): Record<string, Deployable> {
   const require = createRequire(import.meta.url);
   const solc = require('solc') as { compile(input: string, callbacks: object): string };
   const dir = join(dirname(fileURLToPath(import.meta.url)), 'mocks');
@@ -65,7 +68,7 @@ export function mockArtifacts(): Record<string, ContractArtifact> {
   };
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-  const artifacts: Record<string, ContractArtifact> = {};
+  const artifacts: Record<string, Deployable> = {};
   for (const file of Object.values(output.contracts)) {
     for (const [name, c] of Object.entries(file)) artifacts[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
   }
@@ -90,7 +93,7 @@ export async function startChain(chainId: number = CHAIN_ID) {
   const addr = (role: Role): Address => account(role).address;
   const wallet = (role: Role) => createWalletClient({ account: account(role), chain, transport });
 
-  async function deploy(artifact: ContractArtifact | string, args: readonly unknown[], from: Role = 'deployer'): Promise<Address> {
+  async function deploy(artifact: Deployable | string, args: readonly unknown[], from: Role = 'deployer'): Promise<Address> {
     const { abi, bytecode } = typeof artifact === 'string' ? contractArtifact(artifact) : artifact;
     const hash = await wallet(from).deployContract({ abi, bytecode, args });
     const receipt = await client.waitForTransactionReceipt({ hash });

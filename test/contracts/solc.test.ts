@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
-import { compileSolidity } from '../../src/chains/solidity-htlc/solc.ts';
-import { CONTRACTS_DIR } from '../../src/chains/evm/contracts.ts';
+import { CONTRACTS_DIR } from '../../scripts/contracts/compile.ts';
+import { compileSolidity } from '../../scripts/contracts/solc.ts';
 
 const require = createRequire(import.meta.url);
 

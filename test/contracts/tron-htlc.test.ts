@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { encodeFunctionData, hashTypedData, toFunctionSelector, zeroAddress, type Address, type Hex } from 'viem';
 import { initiateTypedData } from '../../src/chains/solidity-htlc/typed-data.ts';
 import { evmHexToTron, tronOrderId } from '../../src/chains/tron/index.ts';
-import { tronContractArtifact, tronContractArtifacts } from '../../src/localnet/tron/contracts.ts';
+import { tronContractArtifact } from '../../src/localnet/tron/contracts.ts';
 import { mockArtifacts, fundTokenHolders, htlcTerms, newSecret, readHtlcOrder, startChain, type Call, type Chain, type HtlcTerms, type Role } from './setup.ts';
 
 const ANVIL_CHAIN_ID = 5023093724;
@@ -71,7 +71,7 @@ before(async () => {
 after(() => c?.stop());
 
 test('compiled for the TVM: no PUSH0, MCOPY, TLOAD or TSTORE in the runtime code of either contract', () => {
-  for (const [name, artifact] of Object.entries(tronContractArtifacts())) {
+  for (const [name, artifact] of (['TronHTLC', 'TestToken'] as const).map((n) => [n, tronContractArtifact(n)] as const)) {
     const used = new Set(opcodes(artifact.deployedBytecode));
     assert.ok(used.has(0x60) && used.has(0x55), `${name}: the opcode walk finds PUSH1 and SSTORE`);
     for (const [op, mnemonic] of [[0x5f, 'PUSH0'], [0x5e, 'MCOPY'], [0x5c, 'TLOAD'], [0x5d, 'TSTORE']] as const) {

@@ -45,6 +45,8 @@ let relayer: KeyPairSigner;
 let rpc: ReturnType<typeof createSolanaRpc>;
 let arb: ReturnType<typeof createPublicClient>;
 let advance: (slots: number) => void;
+/** Stops the slot clock until the returned function is called: no slot is confirmed between a send and a jump of `advance`. */
+let hold: () => () => void;
 
 before(async () => {
   if (!(await solanaProgramsForSuite())) return;
@@ -54,6 +56,7 @@ before(async () => {
   const solana = dev.chains.find((c) => c.chain.key === 'solana_localnet');
   assert.ok(solana, 'the devnet runs solana_localnet');
   advance = (slots) => void solana.advance!(slots);
+  hold = () => solana.hold!();
   rpc = createSolanaRpc(String(solana.access.rpc_url));
   const arbitrum = dev.chains.find((c) => c.chain.key === 'arbitrum_localnet')!;
   arb = createPublicClient({ transport: http(String(arbitrum.access.rpc_url)) });
@@ -271,9 +274,15 @@ test('rule 2 and refund: a SOL source with too little time left is not funded; a
   const beforeSol = await lamportsOf(sol.address);
   const { created } = await createOrder('solana_localnet:sol', 'arbitrum_localnet:wbtc', amount, { from: sol.address, to: evmUser.address });
   const signed = await signAsUser(created.versioned_tx);
-  await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send();
-  // 1,300 of the source's 1,500 slots pass at once: 80 s left, less than the destination's 150 s plus the margin.
-  advance(1_300);
+  // 1,300 of the source's 1,500 slots pass at once: 80 s left, less than the destination's 150 s plus
+  // the margin. The clock is held meanwhile: the solver sees the initiate only once they have passed.
+  const release = hold();
+  try {
+    await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send();
+    advance(1_300);
+  } finally {
+    release();
+  }
   await orderReaches(created.order_id, ['initiated']);
   const early = await api('PATCH', `/v2/orders/${created.order_id}?action=refund`);
   assert.equal(early.status, 409, JSON.stringify(early.body));
@@ -300,15 +309,21 @@ test('instant refund of a USDC source: the solver signs as redeemer while the de
   const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(Buffer.from(created.versioned_tx_gasless, 'base64')).messageBytes));
   const renewed = compileTransaction(setTransactionMessageLifetimeUsingBlockhash(fresh, message));
   const signed = getBase64EncodedWireTransaction(await partiallySignTransaction([sol.keyPair], renewed));
-  const initiate = await api<string>('PATCH', `/v2/orders/${created.order_id}?action=initiate`, { signature: signed });
-  assert.equal(initiate.status, 202);
-  const sent = async () => {
-    const job = await dev!.service.store.db.selectFrom('relayer_jobs').select('status').where('idempotency_key', '=', `${created.order_id}:initiate`).executeTakeFirst();
-    return job?.status === 'submitted' || job?.status === 'confirmed' ? true : undefined;
-  };
-  await until('the relayer to send the initiate', sent, 30_000, 5);
-  // Too little time left for the solver (rule 2), before the slot it ran in is confirmed: an order the user wants out of.
-  advance(1_300);
+  // Too little time left for the solver (rule 2): 1,300 slots pass at once after the relayer's send,
+  // with the clock held meanwhile so that the slot it ran in is confirmed only after the jump.
+  const release = hold();
+  try {
+    const initiate = await api<string>('PATCH', `/v2/orders/${created.order_id}?action=initiate`, { signature: signed });
+    assert.equal(initiate.status, 202);
+    const sent = async () => {
+      const job = await dev!.service.store.db.selectFrom('relayer_jobs').select('status').where('idempotency_key', '=', `${created.order_id}:initiate`).executeTakeFirst();
+      return job?.status === 'submitted' || job?.status === 'confirmed' ? true : undefined;
+    };
+    await until('the relayer to send the initiate', sent, 30_000, 5);
+    advance(1_300);
+  } finally {
+    release();
+  }
   await orderReaches(created.order_id, ['initiated']);
   const res = await api<string>('PATCH', `/v3/orders/${created.order_id}?action=instant-refund`, {});
   assert.equal(res.status, 202, JSON.stringify(res.body));

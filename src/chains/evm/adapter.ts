@@ -2,7 +2,7 @@ import { evmSwapWallet } from './swap-wallet.ts';
 import { evmFeeClaims } from './fee-claims.ts';
 import { erc20Abi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { abiFile } from '../solidity-htlc/abi-file.ts';
+import { loadArtifact } from '../solidity-htlc/artifacts.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import type { ChainAdapter } from '../adapter.ts';
 import { EVM_ACTION_BODIES } from './action-bodies.ts';
@@ -30,8 +30,8 @@ export const evmAdapter: ChainAdapter = {
   // The relayer pays the gas of every action it sends.
   servicePays: () => true,
   contractSchemas: {
-    'evm:htlc_erc20': abiFile(new URL('./abi/HTLC.json', import.meta.url)),
-    'evm:htlc': abiFile(new URL('./abi/NativeHTLC.json', import.meta.url)),
+    'evm:htlc_erc20': loadArtifact('evm', 'HTLC').abi,
+    'evm:htlc': loadArtifact('evm', 'NativeHTLC').abi,
     'evm:erc20': erc20Abi,
   },
   actionBodies: EVM_ACTION_BODIES,

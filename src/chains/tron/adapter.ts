@@ -1,6 +1,6 @@
 import { erc20Abi } from 'viem';
 import type { ChainAdapter } from '../adapter.ts';
-import { abiFile } from '../solidity-htlc/abi-file.ts';
+import { loadArtifact } from '../solidity-htlc/artifacts.ts';
 import { anyCase, exactly, hexHashKey } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
 import { normalizeTronAddress } from './address.ts';
@@ -26,7 +26,7 @@ export const tronAdapter: ChainAdapter = {
   // The relayer pays the energy of every action it sends.
   servicePays: () => true,
   contractSchemas: {
-    'tron:htlc_trc20': abiFile(new URL('./abi/TronHTLC.json', import.meta.url)),
+    'tron:htlc_trc20': loadArtifact('tron', 'TronHTLC').abi,
     'tron:trc20': erc20Abi,
   },
   actionBodies: TRON_ACTION_BODIES,

@@ -102,6 +102,7 @@ export const solanaDevnet: FamilyDevnet = {
         describe: `${localnet.rpcUrl} (LiteSVM, a slot every ${slotMs} ms)`,
         notes,
         advance: (slots) => localnet.advanceSlots(slots),
+        hold: () => localnet.hold(),
         stop: () => localnet.stop(),
       };
     } catch (err) {

@@ -67,6 +67,8 @@ export interface SolanaLocalnet {
   slot(): number;
   /** Moves the chain `count` slots on at once (tests, and a devnet that warps time). */
   advanceSlots(count: number): void;
+  /** Stops the slot clock until the returned function is called: slots then move only with advanceSlots. */
+  hold(): () => void;
   /** Writes the chain to dataDir now (a no-op without one). */
   save(): void;
   /** Stops the clock and the server, then saves. */
@@ -134,7 +136,8 @@ export async function startSolanaLocalnet(options: SolanaLocalnetOptions = {}): 
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const slotTimer = slotMs > 0 ? setInterval(() => clock.tick(), slotMs) : undefined;
+  let holds = 0;
+  const slotTimer = slotMs > 0 ? setInterval(() => holds === 0 && clock.tick(), slotMs) : undefined;
   const saveTimer = directory
     ? setInterval(() => {
         try {
@@ -155,6 +158,14 @@ export async function startSolanaLocalnet(options: SolanaLocalnetOptions = {}): 
     faucet: faucet.address,
     slot: () => clock.slot,
     advanceSlots: (count) => clock.advance(count),
+    hold: () => {
+      holds++;
+      let released = false;
+      return () => {
+        if (!released) holds--;
+        released = true;
+      };
+    },
     save,
     stop: () =>
       (stopping ??= new Promise<void>((resolve) => {

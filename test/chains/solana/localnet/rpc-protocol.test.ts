@@ -109,4 +109,23 @@ describe('Solana localnet: the JSON-RPC protocol', () => {
     assert.ok(Date.now() - started < 1000, 'stop is fast');
     assert.equal(await portIsFree(port), true);
   });
+
+  it('a held clock moves only with advanceSlots, and ticks again once released', async () => {
+    const other = await startTestLocalnet({ slotMs: 5 });
+    try {
+      const release = other.chain.hold();
+      const held = other.chain.slot();
+      await new Promise((r) => setTimeout(r, 100)); // twenty slots' time
+      assert.equal(other.chain.slot(), held, 'no slot passed while held');
+      other.chain.advanceSlots(7);
+      assert.equal(other.chain.slot(), held + 7);
+      release();
+      release(); // a second call releases nothing more
+      for (const end = Date.now() + 5_000; other.chain.slot() === held + 7; await new Promise((r) => setTimeout(r, 5))) {
+        assert.ok(Date.now() < end, 'the clock ticks again once released');
+      }
+    } finally {
+      await other.stop();
+    }
+  });
 });

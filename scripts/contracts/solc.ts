@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../config/service-config.ts';
+import { PACKAGE_ROOT } from '../../src/config/service-config.ts';
 
 /** Imports starting with `@` are packages (OpenZeppelin), others files of the contracts folder. */
 const COMPILE = `
