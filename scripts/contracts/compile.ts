@@ -67,10 +67,12 @@ export function compileTarget(target: SolidityTarget): Record<string, ContractAr
   return artifacts;
 }
 
-/** Every artifact the repository ships, by its path under contracts/artifacts/. */
+export const SOLIDITY_TARGETS = Object.keys(TARGETS) as SolidityTarget[];
+
+/** Every Solidity artifact the repository ships, by its path under contracts/artifacts/. */
 export function compileArtifacts(): Map<string, ContractArtifact> {
   const all = new Map<string, ContractArtifact>();
-  for (const target of Object.keys(TARGETS) as SolidityTarget[]) {
+  for (const target of SOLIDITY_TARGETS) {
     for (const [contract, artifact] of Object.entries(compileTarget(target))) all.set(`${target}/${contract}.json`, artifact);
   }
   return all;

@@ -2,8 +2,8 @@
 // process of test/e2e/service-process.ts, on PostgreSQL): POST /v3/quote creates the order, the client
 // sends the `initiate` exactly as given (an EVM approval then the initiate transaction; a Solana
 // versioned transaction; a Litecoin payment to `to`), reports it with POST /v3/index, and polls
-// GET /v3/orders/{id} until the order is completed. The Solana and Litecoin sources need those chains'
-// tools (litecoind, clang-19), as the other family tests do.
+// GET /v3/orders/{id} until the order is completed. The Litecoin source needs litecoind, as the other
+// family tests do.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';

@@ -83,13 +83,22 @@ test('the local chains are not part of the product: what `hashlock serve` loads 
   assert.deepEqual(CHAIN_PACKAGES.filter((p) => packages.has(p)), []);
 });
 
-test('no hashlock command compiles a contract: no module of src/ imports solc or the build scripts; they read the shipped artifacts', () => {
+test('no hashlock command compiles a contract: no module of src/ imports solc or the build scripts, and no command reaches the Solana program build; they read the shipped artifacts', () => {
   const compiling = sources(join(ROOT, 'src')).flatMap((file) =>
     importsOf(file, true)
       .filter((target) => target === 'solc' || target.startsWith('solc/') || target.startsWith('scripts/'))
       .map((target) => `${relative(ROOT, file)} imports ${target}`),
   );
   assert.deepEqual(compiling, []);
+  const reached = new Set<string>();
+  for (const stack = ['src/cli/main.ts']; stack.length > 0; ) {
+    const rel = stack.pop()!;
+    if (reached.has(rel)) continue;
+    reached.add(rel);
+    stack.push(...importsOf(join(ROOT, rel), true).filter((target) => target.startsWith('src/')));
+  }
+  assert.ok(reached.has('src/localnet/solana/devnet.ts'), "the walk reaches hashlock dev's Solana chain");
+  assert.equal(reached.has('src/localnet/solana/programs/build.ts'), false, 'a hashlock command reaches the clang-19 build');
 });
 
 test('every chain of the localnet registry has an adapter that works it, and a local chain `hashlock dev` runs', () => {

@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { address, createSolanaRpc, type Address, type Signature } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { createPublicClient, erc20Abi, http, type Address as EvmAddress } from 'viem';
@@ -27,7 +27,6 @@ import { envFor, runHashlock, startHashlockDev, type RunningDev } from '../helpe
 import { SseClient, type SseEvent } from '../helpers/sse.ts';
 import { startReceiver, type Receiver } from '../helpers/webhooks.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { solanaProgramsForSuite } from '../helpers/solana.ts';
 import { litecoindOrSkip } from '../helpers/litecoin.ts';
 import { devnetUser } from '../helpers/devnet-user.ts';
 import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
@@ -52,8 +51,6 @@ let evmLane: string;
 let solanaLane: string;
 
 /** Why the Solana programs cannot be built in CI (the Solana tests fail with it), or undefined. */
-let solanaError: Error | undefined;
-let solanaBuilt = false;
 /** `hashlock apps create` run on the devnet's data directory before it started (its database is the devnet's, and PGlite is one process's at a time). */
 let acmeApp: Awaited<ReturnType<typeof runHashlock>>;
 /** The key of an app without gasless actions, created the same way. */
@@ -62,11 +59,6 @@ let plainAppKey: string;
 let evmLaneAppKey: string;
 
 before(async () => {
-  try {
-    solanaBuilt = (await solanaProgramsForSuite()) !== undefined;
-  } catch (err) {
-    solanaError = err instanceof Error ? err : new Error(String(err));
-  }
   dataDir = mkdtempSync(join(tmpdir(), 'hashlock-swap-'));
   acmeApp = await run(['apps', 'create', '--name', 'Acme Wallet', '--gasless']);
   const plain = await run(['apps', 'create', '--name', 'no gasless']);
@@ -80,9 +72,7 @@ before(async () => {
   // One WBTC on each EVM chain and one LTC (where litecoind runs) is far more than their swaps spend.
   const litoshis = findLitecoind() ? 100_000_000n : undefined;
   evmLane = await devnetUser(dataDir, { evmWbtc: 100_000_000n, ...(litoshis ? { litoshis } : {}) }, evmLaneAppKey);
-  if (solanaBuilt) {
-    solanaLane = await devnetUser(dataDir, { evmWbtc: 100_000_000n, ...(litoshis ? { litoshis } : {}), solana: { lamports: 10_000_000_000n, usdc: 1_000_000_000n } });
-  }
+  solanaLane = await devnetUser(dataDir, { evmWbtc: 100_000_000n, ...(litoshis ? { litoshis } : {}), solana: { lamports: 10_000_000_000n, usdc: 1_000_000_000n } });
 });
 
 after(async () => {
@@ -392,8 +382,8 @@ function tronSwaps() {
     await assertTronDestination(toUsdt);
   });
 
-  test('hashlock swap: Tron USDT -> Solana USDC and SOL -> Tron USDT', { timeout: 300_000 }, async (t) => {
-    if (solanaSkipped(t)) return;
+  test('hashlock swap: Tron USDT -> Solana USDC and SOL -> Tron USDT', { timeout: 300_000 }, async () => {
+    assertSolanaRuns();
     const amount = 5_000_000n;
     const toUsdc = await swap(dataDir, USDT, 'solana_localnet:usdc', amount);
     await assertTronSource(toUsdc, amount);
@@ -411,10 +401,6 @@ function tronSwaps() {
 /** What the Solana tests' Litecoin swaps run, as a skip names it. */
 const SOLANA_LITECOIN_SWAPS = 'the SOL <-> LTC swaps';
 
-/**
- * True (the test is skipped) when the Solana programs cannot be built here (clang-19 is not
- * installed, outside CI); in CI that fails the test. Otherwise the devnet must run solana_localnet.
- */
 /**
  * A swap to and from `asset` against a copy of devnet.json without `chainKey` (and its address in
  * each of `accounts`), as `hashlock dev` writes it when it cannot run that chain: each fails before
@@ -439,14 +425,9 @@ async function assertOneLineWithout(chainKey: string, accounts: Array<'user' | '
   }
 }
 
-function solanaSkipped(t: TestContext): boolean {
-  if (solanaError) throw solanaError;
-  if (!solanaBuilt) {
-    t.skip('clang-19 is not installed');
-    return true;
-  }
-  assert.ok(readDevnetJson().chains.solana_localnet?.rpc_url, `clang-19 is installed but devnet.json has no solana_localnet:\n${devOutput()}`);
-  return false;
+/** The devnet runs solana_localnet (the repository ships its programs: no machine lacks them). */
+function assertSolanaRuns(): void {
+  assert.ok(readDevnetJson().chains.solana_localnet?.rpc_url, `devnet.json has no solana_localnet:\n${devOutput()}`);
 }
 
 let solanaRpc: ReturnType<typeof createSolanaRpc> | undefined;
@@ -501,8 +482,8 @@ async function assertSolanaDestination(stdout: string, asset: string, unit: stri
 }
 
 function solanaSwaps() {
-  test('hashlock swap: SOL -> arbitrum WBTC: the client signs and broadcasts versioned_tx', async (t) => {
-    if (solanaSkipped(t)) return;
+  test('hashlock swap: SOL -> arbitrum WBTC: the client signs and broadcasts versioned_tx', async () => {
+    assertSolanaRuns();
     const amount = 1_000_000_000n;
     const stdout = await solanaSwap('solana_localnet:sol', 'arbitrum_localnet:wbtc', amount);
     await assertSolSource(stdout, amount);
@@ -510,8 +491,8 @@ function solanaSwaps() {
     assert.equal(printed(stdout, 'after', 'arbitrum_localnet:wbtc'), await evmToken(solanaLane, 'arbitrum_localnet:wbtc'));
   });
 
-  test('hashlock swap: arbitrum WBTC -> SOL: the service redeems the SOL to the user', async (t) => {
-    if (solanaSkipped(t)) return;
+  test('hashlock swap: arbitrum WBTC -> SOL: the service redeems the SOL to the user', async () => {
+    assertSolanaRuns();
     const amount = 200_000n;
     const stdout = await solanaSwap('arbitrum_localnet:wbtc', 'solana_localnet:sol', amount);
     assert.match(stdout, /initiate \(gasless, relayed\): 0x[0-9a-f]{64}/);
@@ -521,8 +502,8 @@ function solanaSwaps() {
     assert.equal(printed(stdout, 'after', 'arbitrum_localnet:wbtc'), await evmToken(solanaLane, 'arbitrum_localnet:wbtc'));
   });
 
-  test('hashlock swap: USDC -> ethereum WBTC: the user signs versioned_tx_gasless, the relayer pays every fee', async (t) => {
-    if (solanaSkipped(t)) return;
+  test('hashlock swap: USDC -> ethereum WBTC: the user signs versioned_tx_gasless, the relayer pays every fee', async () => {
+    assertSolanaRuns();
     const amount = 25_000_000n;
     const solBefore = await lamports();
     const stdout = await solanaSwap('solana_localnet:usdc', 'ethereum_localnet:wbtc', amount);
@@ -537,8 +518,8 @@ function solanaSwaps() {
     assert.equal(printed(stdout, 'after', 'ethereum_localnet:wbtc'), await evmToken(solanaLane, 'ethereum_localnet:wbtc'));
   });
 
-  test('hashlock swap: USDC -> ethereum WBTC for an app without gasless: the client broadcasts versioned_tx and pays its fee in SOL', async (t) => {
-    if (solanaSkipped(t)) return;
+  test('hashlock swap: USDC -> ethereum WBTC for an app without gasless: the client broadcasts versioned_tx and pays its fee in SOL', async () => {
+    assertSolanaRuns();
     const user = solanaUser();
     const plain = mkdtempSync(join(tmpdir(), 'hashlock-swap-plain-'));
     writeFileSync(join(plain, 'devnet.json'), JSON.stringify({ ...readDevnetJson(solanaLane), app_key: plainAppKey }, null, 2));
@@ -574,8 +555,8 @@ function solanaSwaps() {
     assert.equal(change(res.stdout, 'ethereum_localnet:wbtc'), quoted(res.stdout));
   });
 
-  test('hashlock swap: ethereum WBTC -> USDC: the service redeems the USDC to the user', async (t) => {
-    if (solanaSkipped(t)) return;
+  test('hashlock swap: ethereum WBTC -> USDC: the service redeems the USDC to the user', async () => {
+    assertSolanaRuns();
     const amount = 100_000n;
     const solBefore = await lamports();
     const stdout = await solanaSwap('ethereum_localnet:wbtc', 'solana_localnet:usdc', amount);
@@ -586,7 +567,8 @@ function solanaSwaps() {
   });
 
   test('hashlock swap: SOL -> LTC and LTC -> SOL', { timeout: 400_000 }, async (t) => {
-    if (solanaSkipped(t) || !litecoindOrSkip(t, SOLANA_LITECOIN_SWAPS)) return;
+    assertSolanaRuns();
+    if (!litecoindOrSkip(t, SOLANA_LITECOIN_SWAPS)) return;
     const sol = 1_000_000_000n;
     const toLtc = await solanaSwap('solana_localnet:sol', 'litecoin_localnet:ltc', sol, 150);
     await assertSolSource(toLtc, sol);
@@ -647,8 +629,8 @@ function checksBesideTheSwaps() {
     await assertOneLineWithout('litecoin_localnet', ['user', 'solver'], 'litecoin_localnet:ltc', '100000', 'litecoind is not running in the devnet \\(devnet.json has no litecoin_localnet\\)');
   });
 
-  test('hashlock swap: a Solana swap against a devnet without solana_localnet fails with one clear line', async (t) => {
-    if (solanaSkipped(t)) return;
+  test('hashlock swap: a Solana swap against a devnet without solana_localnet fails with one clear line', async () => {
+    assertSolanaRuns();
     // devnet.json as `hashlock dev` writes it when the Solana programs cannot be built.
     await assertOneLineWithout('solana_localnet', ['user'], 'solana_localnet:sol', '100000000', 'solana_localnet is not running in the devnet \\(devnet.json has no solana_localnet\\)');
     const unknown = await run(['swap', '--from', 'solana_localnet:bonk', '--to', 'arbitrum_localnet:wbtc', '--amount', '100000']);

@@ -17,7 +17,6 @@ import { signAndSend, solanaBalance, type SolanaWallet } from '../../src/chains/
 import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { toCoins } from '../helpers/litecoin.ts';
-import { solanaProgramsForSuite } from '../helpers/solana.ts';
 
 const keyBytes = (role: 'solver' | 'user') => hexToBytes(privateKeyOf(devAccount(role)).slice(2));
 const DEV_KEYS = {
@@ -66,7 +65,7 @@ export interface SolanaSide extends ServiceChain {
 }
 
 /**
- * Whether litecoind and the Solana programs' toolchain are here. In CI a missing one fails; elsewhere
+ * Whether litecoind is here. In CI a missing one fails; elsewhere
  * the reason (the caller skips loudly).
  */
 export async function familiesMissing(): Promise<string | undefined> {
@@ -74,7 +73,6 @@ export async function familiesMissing(): Promise<string | undefined> {
     if (process.env.CI) throw new Error('litecoind is not on the PATH: .ci/run installs it (apt-get install litecoind)');
     return 'litecoind is not on the PATH (apt-get install litecoind)';
   }
-  if (!(await solanaProgramsForSuite())) return 'the Solana programs cannot be built here (apt-get install clang-19)';
   return undefined;
 }
 

@@ -32,7 +32,6 @@ import { DEV_CONFIG_PATH, loadServiceConfig } from '../../src/config/service-con
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { startDev, type Dev } from '../../src/localnet/dev.ts';
 import { instantRefundSigned } from '../helpers/order-flags.ts';
-import { solanaProgramsForSuite } from '../helpers/solana.ts';
 import { solverPassesFrom, until } from '../helpers/wait.ts';
 
 const LAMPORTS_PER_SIGNATURE = 5_000n;
@@ -49,7 +48,6 @@ let advance: (slots: number) => void;
 let hold: () => () => void;
 
 before(async () => {
-  if (!(await solanaProgramsForSuite())) return;
   const dataDir = mkdtempSync(join(tmpdir(), 'hashlock-solana-swap-'));
   const config = { ...loadServiceConfig(DEV_CONFIG_PATH, {}), port: 0, dataDir, databaseUrl: undefined, logLevel: 'warn' };
   dev = await startDev(config);
@@ -71,7 +69,6 @@ after(async () => {
   await dev?.stop();
 });
 
-const skip = () => dev === undefined;
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: { status: string; result: T; error?: string } }> {
   const res = await fetch(`${dev!.apiUrl}${path}`, {
@@ -176,8 +173,7 @@ async function feesOf(signatures: readonly string[]): Promise<bigint> {
   return total;
 }
 
-test('SOL -> EVM, service-held secret: the user broadcasts versioned_tx, the service redeems its WBTC, the solver redeems the SOL', async (t) => {
-  if (skip()) return t.skip('no Solana toolchain');
+test('SOL -> EVM, service-held secret: the user broadcasts versioned_tx, the service redeems its WBTC, the solver redeems the SOL', async () => {
   const amount = 1_000_000_000n;
   const before = { userSol: await lamportsOf(sol.address), solverSol: await lamportsOf(solver.address), userWbtc: await wbtcOf(evmUser.address) };
   const { created, receive } = await createOrder('solana_localnet:sol', 'arbitrum_localnet:wbtc', amount, { from: sol.address, to: evmUser.address });
@@ -196,8 +192,7 @@ test('SOL -> EVM, service-held secret: the user broadcasts versioned_tx, the ser
   assert.equal(await lamportsOf(solver.address), before.solverSol + amount - redeemFee);
 });
 
-test('EVM -> SOL, service-held secret: the gasless WBTC initiate, the solver funds SOL, the service redeems it to the user', async (t) => {
-  if (skip()) return t.skip('no Solana toolchain');
+test('EVM -> SOL, service-held secret: the gasless WBTC initiate, the solver funds SOL, the service redeems it to the user', async () => {
   const amount = 200_000n;
   const { created, receive } = await createOrder('arbitrum_localnet:wbtc', 'solana_localnet:sol', amount, { from: evmUser.address, to: sol.address });
   const before = { userSol: await lamportsOf(sol.address), solverSol: await lamportsOf(solver.address), userWbtc: await wbtcOf(evmUser.address) };
@@ -212,8 +207,7 @@ test('EVM -> SOL, service-held secret: the gasless WBTC initiate, the solver fun
   assert.equal(await lamportsOf(solver.address), before.solverSol - receive - fees);
 });
 
-test('USDC (SPL) gasless -> EVM: the user signs versioned_tx_gasless, the relayer pays every fee and the rent; ten identical PATCHes make one transaction', async (t) => {
-  if (skip()) return t.skip('no Solana toolchain');
+test('USDC (SPL) gasless -> EVM: the user signs versioned_tx_gasless, the relayer pays every fee and the rent; ten identical PATCHes make one transaction', async () => {
   const amount = 25_000_000n;
   const program = asset('solana_localnet:usdc').htlc.address as Address;
   // The program's identity PDA and the mint's vault: the first swap's sponsor pays their rent, once.
@@ -248,8 +242,7 @@ test('USDC (SPL) gasless -> EVM: the user signs versioned_tx_gasless, the relaye
   assert.equal(await lamportsOf(relayer.address), before.relayerSol - (await feesOf([done.source_swap.initiate_tx_hash])) - createdAccounts);
 });
 
-test('EVM -> USDC with the secret the client keeps: the client redeems its Solana destination through PATCH ?action=redeem', async (t) => {
-  if (skip()) return t.skip('no Solana toolchain');
+test('EVM -> USDC with the secret the client keeps: the client redeems its Solana destination through PATCH ?action=redeem', async () => {
   const secret = randomBytes(32);
   const secretHash = createHash('sha256').update(secret).digest('hex');
   const amount = 100_000n;
@@ -268,8 +261,7 @@ test('EVM -> USDC with the secret the client keeps: the client redeems its Solan
   assert.equal(await lamportsOf(sol.address), beforeSol, 'the user paid nothing on Solana');
 });
 
-test('rule 2 and refund: a SOL source with too little time left is not funded; after expiry PATCH ?action=refund returns the SOL', async (t) => {
-  if (skip()) return t.skip('no Solana toolchain');
+test('rule 2 and refund: a SOL source with too little time left is not funded; after expiry PATCH ?action=refund returns the SOL', async () => {
   const amount = 500_000_000n;
   const beforeSol = await lamportsOf(sol.address);
   const { created } = await createOrder('solana_localnet:sol', 'arbitrum_localnet:wbtc', amount, { from: sol.address, to: evmUser.address });
@@ -298,8 +290,7 @@ test('rule 2 and refund: a SOL source with too little time left is not funded; a
   assert.equal(await lamportsOf(sol.address), beforeSol - LAMPORTS_PER_SIGNATURE);
 });
 
-test('instant refund of a USDC source: the solver signs as redeemer while the destination is unfunded, then never funds it', async (t) => {
-  if (skip()) return t.skip('no Solana toolchain');
+test('instant refund of a USDC source: the solver signs as redeemer while the destination is unfunded, then never funds it', async () => {
   const amount = 30_000_000n;
   const beforeUsdc = await tokensOf(sol.address, usdcMint());
   const { created } = await createOrder('solana_localnet:usdc', 'arbitrum_localnet:wbtc', amount, { from: sol.address, to: evmUser.address });
@@ -333,8 +324,7 @@ test('instant refund of a USDC source: the solver signs as redeemer while the de
   assert.equal(await instantRefundSigned(dev!.service.store.db, created.order_id), true, 'rule 5: the solver never funds this destination');
 });
 
-test('rule 1: a swap account whose amount differs from the order is recorded but never funded', async (t) => {
-  if (skip()) return t.skip('no Solana toolchain');
+test('rule 1: a swap account whose amount differs from the order is recorded but never funded', async () => {
   const amount = 300_000_000n;
   const { created } = await createOrder('solana_localnet:sol', 'arbitrum_localnet:wbtc', amount, { from: sol.address, to: evmUser.address });
   // The user builds its own initiate of the order's swap account with one lamport less.
@@ -363,8 +353,7 @@ test('rule 1: a swap account whose amount differs from the order is recorded but
   assert.equal((await readOrder(created.order_id)).destination_swap.initiate_tx_hash, '', 'never funded');
 });
 
-test("the solver refunds its own expired SOL destination when the client never redeems", async (t) => {
-  if (skip()) return t.skip('no Solana toolchain');
+test("the solver refunds its own expired SOL destination when the client never redeems", async () => {
   const secretHash = createHash('sha256').update(randomBytes(32)).digest('hex');
   const { created, receive } = await createOrder('arbitrum_localnet:wbtc', 'solana_localnet:sol', 150_000n, { from: evmUser.address, to: sol.address }, secretHash);
   const solverBefore = await lamportsOf(solver.address);

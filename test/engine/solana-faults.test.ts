@@ -22,14 +22,12 @@ import { MovableClock } from '../helpers/clock.ts';
 
 const registry = localnetRegistry();
 const CHAIN = 'solana_localnet';
-let net: LocalnetHarness | undefined;
+let net: LocalnetHarness;
 let payer: KeyPairSigner;
 let redeemer: KeyPairSigner;
 
 before(async () => {
-  const started = await startNativeSwapsLocalnet();
-  if (!started) return;
-  ({ net, payer, redeemer } = started);
+  ({ net, payer, redeemer } = await startNativeSwapsLocalnet());
 });
 after(async () => {
   await net?.stop();
@@ -49,7 +47,6 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
   before(async () => {
     store = await openTestStore(kind);
     await seedBasics(store.db, registry);
-    if (!net) return;
     const url = new URL(net.chain.rpcUrl);
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port) });
     // The solver's engine of the chain, reaching its node at `rpcUrl`.
@@ -85,8 +82,7 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
     assert.equal(done.attempts, 1);
   };
 
-  test('the node out of reach: no attempt is used, and the job lands once it is back', async (t) => {
-    if (!net) return t.skip('no Solana toolchain');
+  test('the node out of reach: no attempt is used, and the job lands once it is back', async () => {
     const { key } = await enqueue({ maxAttempts: 2 });
     proxy.cut();
     try {
@@ -104,8 +100,7 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
     await landsWithOneAttempt(engine, key);
   });
 
-  test('a node answering 429 (rate-limited), then 503: no attempt is used, and the job lands once it answers', async (t) => {
-    if (!net) return t.skip('no Solana toolchain');
+  test('a node answering 429 (rate-limited), then 503: no attempt is used, and the job lands once it answers', async () => {
     const { key } = await enqueue({ maxAttempts: 2 });
     await throughFaults(gateway, [429, 503], () => viaGateway.tick());
     const waiting = await job(key);
@@ -115,8 +110,7 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
     await landsWithOneAttempt(viaGateway, key);
   });
 
-  test('safety rule 2: a funding whose deadline passed is never sent', async (t) => {
-    if (!net) return t.skip('no Solana toolchain');
+  test('safety rule 2: a funding whose deadline passed is never sent', async () => {
     const { key } = await enqueue({ broadcastBy: new Date(clock.now() - 1_000) });
     await engine.tick();
     const refused = await job(key);
@@ -125,8 +119,7 @@ describeEachStore('the engine, Solana driver, under faults', (kind) => {
     assert.equal(refused.txHash, '');
   });
 
-  test('safety rule 2: a funding signed before its deadline but not landed is never sent after it, and fails when it expires', async (t) => {
-    if (!net) return t.skip('no Solana toolchain');
+  test('safety rule 2: a funding signed before its deadline but not landed is never sent after it, and fails when it expires', async () => {
     const { key, payload } = await enqueue({ broadcastBy: new Date(clock.now() + 60_000) });
     // As if a worker signed and stored it, then died before the node got it.
     const [claimed] = await claimJobs(store.db, { chain: CHAIN, signer: 'solver', worker: 'crashed', leaseMs: 60_000, limit: 1 });

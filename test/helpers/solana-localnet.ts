@@ -86,12 +86,10 @@ export async function rawRpc(url: string, body: unknown): Promise<any> {
 
 /**
  * A localnet with the native HTLC program deployed, on demand slots, and two accounts: `payer` with
- * 100 SOL (it funds swaps as the solver does) and `redeemer`. Undefined where the programs cannot be
- * built here (outside CI: no clang-19).
+ * 100 SOL (it funds swaps as the solver does) and `redeemer`.
  */
-export async function startNativeSwapsLocalnet(): Promise<{ net: LocalnetHarness; payer: KeyPairSigner; redeemer: KeyPairSigner } | undefined> {
+export async function startNativeSwapsLocalnet(): Promise<{ net: LocalnetHarness; payer: KeyPairSigner; redeemer: KeyPairSigner }> {
   const programs = await solanaProgramsForSuite();
-  if (!programs) return undefined;
   const net = await startTestLocalnet({ slotMs: 0, programs: [{ programId: LOCALNET_PROGRAM_IDS.native_swaps, elf: programs.native_swaps }] });
   const payer = await generateKeyPairSigner();
   const redeemer = await generateKeyPairSigner();

@@ -29,7 +29,7 @@ import type { Chain } from '../../chains/registry.ts';
 import { solanaSignerOfKey } from '../../chains/solana/keys.ts';
 import { solanaRpc } from '../../chains/solana/rpc.ts';
 import { startSolanaLocalnet, type SolanaLocalnet } from './chain/index.ts';
-import { buildProgram, SOLANA_PROGRAMS, type SolanaProgramName } from './programs/build.ts';
+import { solanaProgram, SOLANA_PROGRAMS, type SolanaProgramName } from '../../chains/solana/program-artifacts.ts';
 import { deployProgram, keypairOfSeed, LOCALNET_PROGRAM_IDS, localnetProgramKeypair, programDataAddress, type DeployTransport } from './programs/deploy.ts';
 
 /** solana-test-validator's port, where Solana clients look for a local chain. */
@@ -51,20 +51,15 @@ export const LOCALNET_MINT_KEY_SEEDS: Readonly<Record<string, string>> = {
 
 /**
  * The Solana chain of `hashlock dev`: LiteSVM behind Solana's JSON-RPC (`localnet/`), a slot every
- * `blockTimeMs`, its state in `<data dir>/solana`. On a new chain the HTLC programs, built from
- * `contracts/solana/` with clang-19, are deployed through the BPF Upgradeable Loader at the ids the
+ * `blockTimeMs`, its state in `<data dir>/solana`. On a new chain the HTLC programs the repository
+ * ships (`contracts/artifacts/solana/`, no compiler needed), are deployed through the BPF Upgradeable Loader at the ids the
  * registry names, the test mints are created, and the solver, the relayer and the test user are
  * funded. On a restart a program whose source changed is installed afresh under its id.
  */
 export const solanaDevnet: FamilyDevnet = {
   async start(chain, options) {
     if (chain.network !== 'localnet') return { unavailable: `${chain.key}: only a Solana localnet runs locally (network ${chain.network})` };
-    const programs = new Map<SolanaProgramName, Uint8Array>();
-    for (const name of SOLANA_PROGRAMS) {
-      const built = await buildProgram(name);
-      if ('unavailable' in built) return { unavailable: `${chain.key} stays off: ${built.unavailable} (install it: apt-get install clang-19)` };
-      programs.set(name, built.bytes);
-    }
+    const programs = new Map<SolanaProgramName, Uint8Array>(SOLANA_PROGRAMS.map((name) => [name, solanaProgram(name)]));
     const notes: string[] = [];
     let port = 0;
     if (options.wellKnownPorts) {

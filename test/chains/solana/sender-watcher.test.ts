@@ -36,14 +36,12 @@ import { describeEachStore, openTestStore } from '../../helpers/stores.ts';
 const registry = loadRegistry(LOCALNET_REGISTRY_PATH);
 const chain = registry.chain('solana_localnet')!;
 const SOL = registry.asset('solana_localnet:sol')!;
-let net: LocalnetHarness | undefined;
+let net: LocalnetHarness;
 let payer: KeyPairSigner;
 let redeemer: KeyPairSigner;
 
 before(async () => {
-  const started = await startNativeSwapsLocalnet();
-  if (!started) return;
-  ({ net, payer, redeemer } = started);
+  ({ net, payer, redeemer } = await startNativeSwapsLocalnet());
 });
 after(async () => {
   await net?.stop();
@@ -67,8 +65,7 @@ describeEachStore('Solana sender and watcher', (kind) => {
     solanaSide(registry, chain, { ...sampleSwap, asset: SOL.id, initiator: p.initiator, secretHash: p.secretHash }).swapAccount;
   const exists = async (p: { initiator: string; secretHash: string }) => (await net!.rpc.getAccountInfo(swapAccountOf(p), { encoding: 'base64' }).send()).value !== null;
 
-  test('a job is signed and sent in one tick, and confirmed once its slot is', async (t) => {
-    if (!net) return t.skip('no Solana toolchain');
+  test('a job is signed and sent in one tick, and confirmed once its slot is', async () => {
     const payload = fundPayload(1_000_000n);
     await enqueueJob(store.db, { chain: chain.key, action: 'solver-fund', idempotencyKey: `fund:${payload.secretHash}`, payload, signer: 'solver' });
     const s = sender();
@@ -85,8 +82,7 @@ describeEachStore('Solana sender and watcher', (kind) => {
     assert.equal(done.txHash, sent.txHash);
   });
 
-  test('safety rule 3 at the relayer: a redeem job whose secret is not 32 bytes fails unsent, whoever wrote it', async (t) => {
-    if (!net) return t.skip('no Solana toolchain');
+  test('safety rule 3 at the relayer: a redeem job whose secret is not 32 bytes fails unsent, whoever wrote it', async () => {
     const swap = fundPayload(1_000n);
     for (const secret of [randomBytes(31).toString('hex'), randomBytes(33).toString('hex')]) {
       const key = `redeem:${swap.secretHash}:${secret.length}`;
@@ -100,8 +96,7 @@ describeEachStore('Solana sender and watcher', (kind) => {
     }
   });
 
-  test('a transaction whose blockhash expired unseen is signed afresh and lands once', async (t) => {
-    if (!net) return t.skip('no Solana toolchain');
+  test('a transaction whose blockhash expired unseen is signed afresh and lands once', async () => {
     const payload = fundPayload(2_000_000n);
     const key = `fund:${payload.secretHash}`;
     await enqueueJob(store.db, { chain: chain.key, action: 'solver-fund', idempotencyKey: key, payload, signer: 'solver' });
@@ -134,8 +129,7 @@ describeEachStore('Solana sender and watcher', (kind) => {
     assert.equal(lostStatus, null, 'the lost one never landed');
   });
 
-  test("a client's signed transaction that expired fails for good; a refused attempt says why", async (t) => {
-    if (!net) return t.skip('no Solana toolchain');
+  test("a client's signed transaction that expired fails for good; a refused attempt says why", async () => {
     const payload = fundPayload(3_000_000n);
     // The client signed the initiate (here the payer is the client) with a blockhash that then expires.
     const { value: lifetime } = await net.rpc.getLatestBlockhash().send();
@@ -184,8 +178,7 @@ describeEachStore('Solana sender and watcher', (kind) => {
     assert.match(wrong.lastError, /custom program error 6002/, 'InvalidSecret');
   });
 
-  test('the watcher records initiates from the program logs, paging back through many transactions, each once', async (t) => {
-    if (!net) return t.skip('no Solana toolchain');
+  test('the watcher records initiates from the program logs, paging back through many transactions, each once', async () => {
     const watcher = new SolanaWatcher(store.db, chain, net.chain.rpcUrl, { startSlot: BigInt(net.chain.slot() - 1), pageSize: 3 });
     await watcher.poll();
     // Seven swaps in one slot: more than two pages of signatures for the watcher to read.

@@ -1,10 +1,9 @@
 /**
  * Builds the project's Solana HTLC programs (contracts/solana/*.c) with clang-19 and the project's
- * SBPFv0 linker. Results are cached under .build/solana/, keyed by a hash of the C sources, the
- * compiler flags and the linker's own source, so a change to any of them rebuilds.
- *
- * When clang-19 is missing the build reports `{ unavailable }` and the caller decides: CI fails,
- * elsewhere tests skip loudly (test/helpers/solana.ts).
+ * SBPFv0 linker, for `npm run build:contracts` (which writes the programs the repository ships,
+ * contracts/artifacts/solana/) and the tests that build them again. Results are cached under
+ * .build/solana/, keyed by a hash of the C sources, the compiler flags and the linker's own source, so
+ * a change to any of them rebuilds. When clang-19 is missing the build reports `{ unavailable }`.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,6 +12,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { SolanaProgramName } from '../../../chains/solana/program-artifacts.ts';
 import { linkSbpfV0 } from './link.ts';
 
 const run = promisify(execFile);
@@ -35,8 +35,7 @@ export const CLANG_FLAGS: readonly string[] = [
   '-Werror',
 ];
 
-export type SolanaProgramName = 'native_swaps' | 'spl_swaps';
-export const SOLANA_PROGRAMS: readonly SolanaProgramName[] = ['native_swaps', 'spl_swaps'];
+export type { SolanaProgramName };
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const CONTRACTS_DIR = join(REPO_ROOT, 'contracts', 'solana');

@@ -28,7 +28,7 @@ import {
 } from '@solana/kit';
 import { getCreateAccountInstruction, SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { concatBytes } from '../../../chains/solana/pda.ts';
-import type { SolanaProgramName } from './build.ts';
+import type { SolanaProgramName } from '../../../chains/solana/program-artifacts.ts';
 
 export const BPF_LOADER_UPGRADEABLE_ADDRESS = address('BPFLoaderUpgradeab1e11111111111111111111111');
 const SYSVAR_RENT_ADDRESS = address('SysvarRent111111111111111111111111111111111');

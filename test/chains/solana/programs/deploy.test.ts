@@ -23,13 +23,13 @@ function liteSvmTransport(svm: LiteSVM): DeployTransport & { sent: number } {
   return transport;
 }
 
-describe('deploy through the BPF Upgradeable Loader', { skip: built === undefined }, () => {
+describe('deploy through the BPF Upgradeable Loader', () => {
   test('buffer, chunked writes and DeployWithMaxDataLen leave the program executable with its bytes in ProgramData', async () => {
     const svm = new LiteSVM();
     const payer = await generateKeyPairSigner();
     svm.airdrop(payer.address, lamports(100_000_000_000n));
     const program = await generateKeyPairSigner();
-    const bytes = built!.native_swaps;
+    const bytes = built.native_swaps;
     const transport = liteSvmTransport(svm);
     const deployed = await deployProgram({ program, payer, bytes, transport, chunkBytes: 900 });
     assert.equal(deployed.transactions, 2 + Math.ceil(bytes.length / 900));
@@ -52,7 +52,7 @@ describe('deploy through the BPF Upgradeable Loader', { skip: built === undefine
     const svm = new LiteSVM();
     const payer = await generateKeyPairSigner();
     svm.airdrop(payer.address, lamports(100_000_000_000n));
-    const bytes = Uint8Array.from(built!.native_swaps);
+    const bytes = Uint8Array.from(built.native_swaps);
     const dynstr = new ElfFile(bytes, 'native').section('.dynstr')!;
     const names = new TextDecoder().decode(bytes.subarray(dynstr.offset, dynstr.offset + dynstr.size));
     const at = dynstr.offset + names.indexOf('sol_log_data');

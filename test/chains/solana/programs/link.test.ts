@@ -24,10 +24,10 @@ function instructions(elf: ElfFile): { at: number; opcode: number; imm: number }
   return out;
 }
 
-describe('SBPFv0 linker', { skip: built === undefined }, () => {
+describe('SBPFv0 linker', () => {
   for (const name of ['native_swaps', 'spl_swaps'] as const) {
     test(`${name}: ET_DYN for BPF, e_flags 0, the v0 layout, sh_addr == sh_offset`, () => {
-      const elf = new ElfFile(built![name], name);
+      const elf = new ElfFile(built[name], name);
       assert.equal(elf.header.type, ET_DYN);
       assert.equal(elf.header.machine, EM_BPF);
       assert.equal(elf.header.flags, 0, 'SBPFv0');
@@ -60,7 +60,7 @@ describe('SBPFv0 linker', { skip: built === undefined }, () => {
     });
 
     test(`${name}: every syscall call has imm -1 and a .rel.dyn R_BPF_64_32 to a known syscall; lddw points into the image`, () => {
-      const elf = new ElfFile(built![name], name);
+      const elf = new ElfFile(built[name], name);
       const dynsym = elf.symbols(elf.section('.dynsym')!);
       const relocations = elf.relocations(elf.sections.find((s) => s.type === SHT_REL)!);
       assert.ok(relocations.length > 5);
@@ -114,7 +114,7 @@ describe('SBPFv0 linker', { skip: built === undefined }, () => {
     const so = linkSbpfV0([{ name: 'ops.o', bytes: object }]);
     assert.ok(instructions(new ElfFile(so, 'ops.so')).some((i) => i.opcode === 0x8d), 'the program uses callx');
 
-    const world = await World.create(built!);
+    const world = await World.create(built);
     const programId = (await generateKeyPairSigner()).address;
     world.svm.addProgram(programId, so);
     const run = async (op: number, x: number): Promise<number | undefined> =>
@@ -130,7 +130,7 @@ describe('SBPFv0 linker', { skip: built === undefined }, () => {
     const debugSections = new ElfFile(withDebug, 'g.o').sections.map((s) => s.name);
     assert.ok(debugSections.includes('.BTF') && debugSections.some((n) => n.startsWith('.rel.debug')), debugSections.join(' '));
     const linked = new ElfFile(linkSbpfV0([{ name: 'g.o', bytes: withDebug }]), 'g.so');
-    const reference = new ElfFile(built!.native_swaps, 'native_swaps');
+    const reference = new ElfFile(built.native_swaps, 'native_swaps');
     assert.deepEqual(linked.sections.map((s) => s.name), reference.sections.map((s) => s.name));
     assert.deepEqual(linked.contents(linked.section('.text')!), reference.contents(reference.section('.text')!));
   });
@@ -160,6 +160,6 @@ describe('SBPFv0 linker', { skip: built === undefined }, () => {
     assert.throws(() => linkSbpfV0([{ name: 'unknown.o', bytes: unknown }]), /undefined symbol sol_not_a_syscall \(not a function of the program nor a known syscall\)/);
     const noEntry = await compileObject(`typedef unsigned long long u64; u64 main(const unsigned char *in) { return in[0]; }`);
     assert.throws(() => linkSbpfV0([{ name: 'main.o', bytes: noEntry }]), /no function entrypoint in \.text/);
-    assert.throws(() => linkSbpfV0([{ name: 'so', bytes: built!.native_swaps }]), /so: not a relocatable object/);
+    assert.throws(() => linkSbpfV0([{ name: 'so', bytes: built.native_swaps }]), /so: not a relocatable object/);
   });
 });

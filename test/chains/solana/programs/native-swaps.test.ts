@@ -33,13 +33,13 @@ interface Swap {
 
 const built = await solanaProgramsForSuite();
 
-describe('native SOL HTLC program (LiteSVM, deployed through the Upgradeable Loader)', { skip: built === undefined }, () => {
+describe('native SOL HTLC program (LiteSVM, deployed through the Upgradeable Loader)', () => {
   let world: World;
   let program: Address;
   let swapRent: bigint;
 
   before(async () => {
-    world = await World.create(built!);
+    world = await World.create(built);
     program = world.programs.native_swaps;
     swapRent = world.rent(BigInt(NATIVE_SWAP_ACCOUNT_BYTES));
   });

@@ -47,7 +47,7 @@ interface Swap {
 
 const built = await solanaProgramsForSuite();
 
-describe('SPL token HTLC program (LiteSVM, deployed through the Upgradeable Loader)', { skip: built === undefined }, () => {
+describe('SPL token HTLC program (LiteSVM, deployed through the Upgradeable Loader)', () => {
   let world: World;
   let program: Address;
   let identityPda: Address;
@@ -56,7 +56,7 @@ describe('SPL token HTLC program (LiteSVM, deployed through the Upgradeable Load
   let otherMint: Address;
 
   before(async () => {
-    world = await World.create(built!);
+    world = await World.create(built);
     program = world.programs.spl_swaps;
     [identityPda] = await findProgramAddress(program, IDENTITY_PDA_SEEDS);
     swapRent = world.rent(BigInt(SPL_SWAP_ACCOUNT_WITH_MINT_BYTES));
