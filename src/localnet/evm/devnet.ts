@@ -7,7 +7,7 @@ import type { FamilyDevnet } from '../local-chain.ts';
 import { startAnvil } from './anvil.ts';
 import { evmChainId } from '../../chains/evm/index.ts';
 import { devAccount } from '../accounts.ts';
-import { portIsFree } from '../free-port.ts';
+import { portFreeWithin } from '../free-port.ts';
 import { leftoverNotes, stopLeftovers } from '../node-process.ts';
 
 export interface EvmDeployment {
@@ -140,7 +140,8 @@ export const evmDevnet: FamilyDevnet = {
     const stateFile = join(options.dataDir, `anvil-${chain.key}.json`);
     // An anvil of this data directory that outlived an earlier run holds the port and the state file.
     const leftovers = await stopLeftovers(stateFile);
-    const port = gardenPort !== undefined && (await portIsFree(gardenPort)) ? gardenPort : undefined;
+    // A leftover that held the port may release it a moment after it is stopped.
+    const port = gardenPort !== undefined && (await portFreeWithin(gardenPort, leftovers.length > 0 ? 5_000 : 0)) ? gardenPort : undefined;
     const node = await startAnvil({ chainId, port, stateFile, stateIntervalSec: ANVIL_STATE_INTERVAL_SEC });
     try {
       const deployment = await deployLocalnet(chain, node.rpcUrl, chainId);
