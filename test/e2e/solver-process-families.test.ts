@@ -14,7 +14,7 @@ import pg from 'pg';
 import { createWalletClient, erc20Abi, http, parseEther, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { xOnlyPublicKeyOf } from '../../src/chains/bitcoin/address.ts';
-import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
+import { scanUtxoSet } from '../../src/chains/bitcoin/utxo-scan.ts';
 import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { solanaAddressOfKey } from '../../src/chains/solana/keys.ts';
 import { solanaRpc } from '../../src/chains/solana/rpc.ts';
@@ -86,11 +86,9 @@ async function fund(key: `0x${string}`, ltcWallet: string, sol: SolanaAddress): 
   }
 }
 
-/** The maker's confirmed LTC: its wallet's unspent outputs in the node's UTXO set. */
+/** The maker's confirmed LTC: its wallet's unspent outputs in the node's UTXO set (asked again while the maker's or the service's own scan runs). */
 async function ltcBalance(address: string): Promise<bigint> {
-  const scan = await world!.ltc!.node.rpc.call<{ success: boolean; total_amount: number }>('scantxoutset', ['start', [`addr(${address})`]]);
-  assert.ok(scan.success, `scantxoutset of ${address}`);
-  return satoshis(scan.total_amount);
+  return (await scanUtxoSet(world!.ltc!.node.rpc, [address])).reduce((sum, o) => sum + o.value, 0n);
 }
 
 const solLamports = async (address: SolanaAddress): Promise<bigint> => (await solanaRpc(world!.sol!.rpcUrl).getBalance(address, { commitment: 'confirmed' }).send()).value;

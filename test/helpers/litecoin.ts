@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { satoshis } from '../../src/chains/bitcoin/chain-data.ts';
+import { scanUtxoSet } from '../../src/chains/bitcoin/utxo-scan.ts';
 import type { Utxo } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { findLitecoind, startLitecoind, type LitecoinNode } from '../../src/localnet/bitcoin/litecoind.ts';
 
@@ -51,10 +52,9 @@ export async function syncWatcher(watcher: { poll(): Promise<{ to: bigint; head:
   }
 }
 
-/** The confirmed balance of any address, read from the node's UTXO set. */
+/** The confirmed balance of any address, read from the node's UTXO set (asked again while another client's scan runs). */
 export async function confirmedBalance(node: LitecoinNode, address: string): Promise<bigint> {
-  const scan = await node.rpc.call<{ total_amount: number }>('scantxoutset', ['start', [`addr(${address})`]]);
-  return satoshis(scan.total_amount);
+  return (await scanUtxoSet(node.rpc, [address])).reduce((sum, o) => sum + o.value, 0n);
 }
 
 /**
