@@ -55,6 +55,13 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   checkSolvers(config.solvers, registry, 'config');
   const strategies = buildStrategies(config.strategies, config.solvers, registry);
   const routePolicy = new RoutePolicy(config.routePolicy, { where: 'config: route_policy', registry });
+  // The config's FeeClaim of a chain, else the one the registry or its deployment file names.
+  const feeClaims: Record<string, string> = Object.fromEntries(
+    registry.chains.flatMap((chain) => {
+      const contract = config.chains[chain.key]?.fee_claim ?? chain.feeClaim;
+      return contract ? [[chain.key, contract]] : [];
+    }),
+  );
   config.affiliateFeeAssets.forEach((id, i) => {
     if (!registry.asset(id)?.isActive) throw new ConfigError(`config: affiliate_fee_assets[${i}]: ${id} is not an active asset`);
   });
@@ -98,8 +105,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         ? {
             claims: new ClaimSigner(registry, {
               feeSignerKey: config.keys.feeSigner,
-              contracts: Object.fromEntries(Object.entries(config.chains).flatMap(([key, a]) => (a.fee_claim ? [[key, a.fee_claim]] : []))),
-              rpcUrls: Object.fromEntries(Object.entries(config.chains).flatMap(([key, a]) => (a.fee_claim && a.rpc_url ? [[key, a.rpc_url]] : []))),
+              contracts: feeClaims,
+              rpcUrls: Object.fromEntries(Object.keys(feeClaims).flatMap((key) => (config.chains[key]?.rpc_url ? [[key, config.chains[key].rpc_url]] : []))),
             }),
           }
         : {}),

@@ -12,6 +12,7 @@ import type { RelayerJob } from '../store/relayer-jobs.ts';
 import type { FamilyHtlc, SigningOptions } from './family.ts';
 import type { Asset, Chain, Registry } from './registry.ts';
 import type { ParentLog } from '../log.ts';
+import type { FamilyDeployer } from '../deploy/family-deployer.ts';
 import type { SwapWallet, SwapWalletInput } from './swap-wallet.ts';
 
 /**
@@ -74,6 +75,11 @@ export interface ChainAdapter {
   partyOfKey?: (chain: Chain, privateKey: Hex) => string;
   /** The family's part of `hashlock swap`, the devnet's client: the test user's wallet on one of its chains. */
   swapWallet?: (input: SwapWalletInput) => SwapWallet;
+  /**
+   * `hashlock deploy` on this family's chains: the HTLC contracts or programs, through the chain's own
+   * API. Loaded when asked, so no other command loads it.
+   */
+  readonly deployer?: () => Promise<FamilyDeployer>;
   /** Works the chain for the service: absent on families that only create orders so far. */
   connect?: (ctx: ChainContext) => ChainRuntime;
 }

@@ -87,6 +87,9 @@ export const RegistryChainSchema = Type.Object(
     source_timelock: Type.Integer({ minimum: 1 }),
     destination_timelock: Type.Integer({ minimum: 1 }),
     is_active: Type.Boolean(),
+    fee_claim: Type.Optional(
+      Type.String({ minLength: 1, description: "the FeeClaim contract that pays affiliate fees (the deployment file's when the registry names none)" }),
+    ),
     assets: Type.Array(RegistryAssetSchema),
   },
   { additionalProperties: false },

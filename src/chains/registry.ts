@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAddress } from 'viem';
 import { checkSchema, ConfigError } from '../config/schema-check.ts';
+import { deploymentPath, readDeployment, withDeployment } from '../deploy/deployment-file.ts';
 import {
   CONTRACT_HTLC_SCHEMAS,
   RegistryFileSchema,
@@ -45,6 +46,8 @@ export interface Chain {
   readonly sourceTimelock: number;
   readonly destinationTimelock: number;
   readonly isActive: boolean;
+  /** The FeeClaim contract the registry or its deployment file names, if any. */
+  readonly feeClaim?: string;
   readonly assets: readonly Asset[];
   readonly htlcSchemas: readonly string[];
   readonly tokenSchemas: readonly string[];
@@ -57,9 +60,9 @@ export class Registry {
   private readonly chainsByKey: ReadonlyMap<string, Chain>;
   private readonly assetsById: ReadonlyMap<string, Asset>;
 
-  constructor(file: RegistryFile, source = 'registry') {
+  constructor(file: RegistryFile, source = 'registry', options: RegistryLoadOptions = {}) {
     this.network = file.network;
-    this.chains = file.chains.map((c, i) => buildChain(c, `${source}: chains[${i}]`));
+    this.chains = file.chains.map((c, i) => buildChain(c, `${source}: chains[${i}]`, options));
     this.chainsByKey = uniqueMap(this.chains, (c) => c.key, `${source}: duplicate chain key`);
     uniqueMap(this.chains, (c) => c.id, `${source}: duplicate chain id`);
     this.assetsById = uniqueMap(
@@ -88,14 +91,28 @@ export class Registry {
   }
 }
 
-export function loadRegistry(path: string): Registry {
+/**
+ * The registry file at `path`, with the addresses `hashlock deploy` recorded in the deployment file
+ * beside it in place of its empty ones.
+ */
+export function loadRegistry(path: string, options: RegistryLoadOptions = {}): Registry {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
     throw new ConfigError(`${path}: cannot read registry: ${(err as Error).message}`);
   }
-  return new Registry(checkSchema(RegistryFileSchema, raw, path), path);
+  const file = checkSchema(RegistryFileSchema, raw, path);
+  if (options.undeployed) return new Registry(file, path, { undeployed: true });
+  return new Registry(withDeployment(file, readDeployment(path), deploymentPath(path)), path);
+}
+
+export interface RegistryLoadOptions {
+  /**
+   * The registry as written, without its deployment file and with active assets allowed to lack their
+   * HTLC address: what `hashlock deploy` fills in.
+   */
+  undeployed?: boolean;
 }
 
 /** The networks a chain of each family may name; EVM chains are told apart by their chain id. */
@@ -106,7 +123,7 @@ export const NETWORKS: Partial<Record<Family, readonly string[]>> = {
   tron: ['mainnet', 'nile', 'shasta', 'localnet'],
 };
 
-function buildChain(c: RegistryChain, where: string): Chain {
+function buildChain(c: RegistryChain, where: string, options: RegistryLoadOptions): Chain {
   const family = c.id.slice(0, c.id.indexOf(':')) as Family;
   const networks = NETWORKS[family];
   if (networks && !networks.includes(c.network ?? '')) {
@@ -126,15 +143,16 @@ function buildChain(c: RegistryChain, where: string): Chain {
     sourceTimelock: c.source_timelock,
     destinationTimelock: c.destination_timelock,
     isActive: c.is_active,
+    ...(c.fee_claim ? { feeClaim: c.fee_claim } : {}),
     assets: [],
     htlcSchemas: [...new Set(c.assets.map((a) => a.htlc.schema))],
     tokenSchemas: [...new Set(c.assets.map((a) => a.token.schema))],
   };
-  (chain.assets as Asset[]).push(...c.assets.map((a, i) => buildAsset(chain, a, `${where}.assets[${i}]`)));
+  (chain.assets as Asset[]).push(...c.assets.map((a, i) => buildAsset(chain, a, `${where}.assets[${i}]`, options)));
   return chain;
 }
 
-function buildAsset(chain: Chain, a: RegistryAsset, where: string): Asset {
+function buildAsset(chain: Chain, a: RegistryAsset, where: string, options: RegistryLoadOptions): Asset {
   for (const [field, schema] of [
     ['htlc.schema', a.htlc.schema],
     ['token.schema', a.token.schema],
@@ -146,8 +164,9 @@ function buildAsset(chain: Chain, a: RegistryAsset, where: string): Asset {
   const minAmount = BigInt(a.min_amount);
   const maxAmount = BigInt(a.max_amount);
   if (minAmount > maxAmount) throw new ConfigError(`${where}.min_amount: is greater than max_amount`);
-  if (a.is_active && CONTRACT_HTLC_SCHEMAS.has(a.htlc.schema) && a.htlc.address === '') {
-    throw new ConfigError(`${where}.htlc.address: an active asset needs its HTLC address`);
+  if (a.is_active && !options.undeployed && CONTRACT_HTLC_SCHEMAS.has(a.htlc.schema) && a.htlc.address === '') {
+    // `hashlock deploy` fills it in the deployment file beside the registry.
+    throw new ConfigError(`${where}.htlc.address: an active asset needs its HTLC address (run hashlock deploy, which records it in the deployment file beside the registry)`);
   }
   if (a.is_active && !a.token.schema.endsWith(':native') && a.token.address === '') {
     throw new ConfigError(`${where}.token.address: an active token asset needs its token address`);

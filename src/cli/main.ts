@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/schema-check.ts';
 import { DEFAULT_PORT } from '../config/service-config.ts';
 import { registerAppsCommand } from './apps.ts';
+import { registerDeployCommand } from './deploy.ts';
 import { configOf } from './database.ts';
 import { registerSwapCommand } from './swap.ts';
 import { registerSolversCommand } from './solvers.ts';
@@ -98,6 +99,7 @@ program
   });
 
 registerAppsCommand(program);
+registerDeployCommand(program);
 registerSolversCommand(program);
 registerSwapCommand(program);
 registerWebhooksCommand(program);

@@ -38,6 +38,7 @@ export const evmAdapter: ChainAdapter = {
   // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
   servesInstantRefundHash: true,
   feeClaims: evmFeeClaims,
+  deployer: async () => (await import('./deploy.ts')).evmDeployer,
   verifyAddressProof: verifyEvmAddressProof,
   signAddressProof: signEvmAddressProof,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,
