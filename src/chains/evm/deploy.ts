@@ -91,7 +91,7 @@ export async function deployEvmSteps(access: EvmDeployAccess, steps: readonly Ev
       continue;
     }
     if (step.at) await spendNoncesBefore(client, wallet, account, step.at);
-    const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: step.args as unknown[], chain: wallet.chain, account });
+    const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: step.args, chain: wallet.chain, account });
     log(`${describe(step)}: deploying in ${hash}`);
     const receipt = await client.waitForTransactionReceipt({ hash, timeout: 600_000 });
     if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`${describe(step)}: the deployment ${hash} reverted`);
@@ -136,7 +136,7 @@ export const evmDeployer: FamilyDeployer = async (ctx) => {
   const client = createPublicClient({ transport: http(requireRpc(ctx.access.rpc_url, ctx.chain.key), { retryCount: 3 }) });
   const served = await client.getChainId();
   if (served !== expected) throw new WrongChainError(ctx.chain.key, `evm:${expected}`, `evm:${served}`);
-  const deployerKey = `0x${Buffer.from(ctx.deployerKey).toString('hex')}` as Hex;
+  const deployerKey = `0x${Buffer.from(ctx.deployerKey).toString('hex')}`;
   const deployer = privateKeyToAccount(deployerKey).address;
 
   const steps: EvmContractStep[] = [];
