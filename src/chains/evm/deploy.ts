@@ -1,4 +1,5 @@
 import {
+  bytesToHex,
   createPublicClient,
   createWalletClient,
   getAddress,
@@ -136,7 +137,7 @@ export const evmDeployer: FamilyDeployer = async (ctx) => {
   const client = createPublicClient({ transport: http(requireRpc(ctx.access.rpc_url, ctx.chain.key), { retryCount: 3 }) });
   const served = await client.getChainId();
   if (served !== expected) throw new WrongChainError(ctx.chain.key, `evm:${expected}`, `evm:${served}`);
-  const deployerKey = `0x${Buffer.from(ctx.deployerKey).toString('hex')}`;
+  const deployerKey = bytesToHex(ctx.deployerKey);
   const deployer = privateKeyToAccount(deployerKey).address;
 
   const steps: EvmContractStep[] = [];

@@ -6,7 +6,8 @@ import type { Chain } from '../../chains/registry.ts';
 import type { FamilyDevnet } from '../local-chain.ts';
 import { startAnvil } from './anvil.ts';
 import { evmChainId } from '../../chains/evm/index.ts';
-import { devAccount } from '../accounts.ts';
+import { devAccount, privateKeyOf } from '../accounts.ts';
+import { deployEvmSteps, type EvmContractStep } from '../../chains/evm/deploy.ts';
 import { portFreeWithin } from '../free-port.ts';
 import { leftoverNotes, stopLeftovers } from '../node-process.ts';
 
@@ -25,37 +26,34 @@ type RegistryContract = Exclude<ContractKey, 'feeClaim'>;
 const MAX_DEPLOY_NONCE = 32;
 
 /**
- * The deployer's transactions, nonce by nonce, that put each contract where the registry names it:
- * the registry addresses are the deployer's contract addresses at some nonces (Garden's local
- * environment uses 0, 2 on one chain and 1, 6 on the other), FeeClaim takes the first nonce left,
- * and a nonce no contract takes is spent by an empty transfer.
+ * The nonce of the deployer at which each contract lands where the registry names it: the registry
+ * addresses are the deployer's contract addresses at some nonces (Garden's local environment uses 0, 2
+ * on one chain and 1, 6 on the other), and FeeClaim takes the first nonce left.
  */
-export function deployPlan(deployer: Address, expected: Record<RegistryContract, Address>): (ContractKey | 'skip')[] {
+export function deployPlan(deployer: Address, expected: Record<RegistryContract, Address>): Record<ContractKey, number> {
   const nonceOf = new Map<Address, number>();
   for (let nonce = 0; nonce < MAX_DEPLOY_NONCE; nonce++) nonceOf.set(getContractAddress({ from: deployer, nonce: BigInt(nonce) }), nonce);
-  const plan: (ContractKey | 'skip')[] = [];
+  const plan: Partial<Record<ContractKey, number>> = {};
+  const taken = new Map<number, ContractKey>();
   for (const [key, address] of Object.entries(expected) as [RegistryContract, Address][]) {
     const nonce = nonceOf.get(address);
     if (nonce === undefined) throw new Error(`${key} at ${address}: not an address the deployer ${deployer} creates within its first ${MAX_DEPLOY_NONCE} transactions`);
-    if (plan[nonce] !== undefined) throw new Error(`${key} and ${plan[nonce]} both sit at ${address}`);
-    plan[nonce] = key;
+    if (taken.has(nonce)) throw new Error(`${key} and ${taken.get(nonce)} both sit at ${address}`);
+    taken.set(nonce, key);
+    plan[key] = nonce;
   }
-  const free = Array.from({ length: plan.length + 1 }, (_, nonce) => nonce).find((nonce) => plan[nonce] === undefined)!;
-  plan[free] = 'feeClaim';
-  return Array.from(plan, (step) => step ?? 'skip');
+  plan.feeClaim = Array.from({ length: taken.size + 1 }, (_, nonce) => nonce).find((nonce) => !taken.has(nonce))!;
+  return plan as Record<ContractKey, number>;
 }
 
 /**
- * Deploys the test tokens, HTLCs and FeeClaim from the deployer in the order `deployPlan` gives,
- * so their addresses are the ones the localnet registry names (checked, not assumed), then funds
- * the solver and the test user. A chain restarted from its saved state already has them: nothing
- * is redeployed.
+ * Deploys the test tokens, HTLCs and FeeClaim through `hashlock deploy`'s EVM code, each at the
+ * deployer's nonce `deployPlan` gives (so their addresses are the ones the localnet registry names),
+ * then funds the solver and the test user. A chain restarted from its saved state already has them:
+ * they are found by their code, and nothing is redeployed.
  */
 export async function deployLocalnet(chain: Chain, rpcUrl: string, chainId: number): Promise<EvmDeployment> {
-  const transport = http(rpcUrl);
-  const client = createPublicClient({ transport, pollingInterval: 50 });
   const deployer = devAccount('deployer');
-  const wallet = createWalletClient({ account: deployer, transport, pollingInterval: 50, chain: { id: chainId, name: chain.key, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } });
   const registryAddress = (symbol: string, part: 'htlc' | 'token') => {
     const address = chain.assets.find((a) => a.symbol === symbol)?.[part].address;
     if (!address) throw new Error(`the localnet registry has no ${part} address for ${chain.key}:${symbol}`);
@@ -69,40 +67,31 @@ export async function deployLocalnet(chain: Chain, rpcUrl: string, chainId: numb
     nativeHtlc: registryAddress('eth', 'htlc'),
   };
   const plan = deployPlan(deployer.address, expected);
-  const feeClaim = getContractAddress({ from: deployer.address, nonce: BigInt(plan.indexOf('feeClaim')) });
-  const contracts: EvmDeployment['contracts'] = { ...expected, feeClaim };
-
-  const onChain = await Promise.all(Object.values(contracts).map((address) => client.getCode({ address })));
-  if (onChain.every((code) => code !== undefined)) return { chain: chain.key, chainId, rpcUrl, contracts };
-  if (onChain.some((code) => code !== undefined) || (await client.getTransactionCount({ address: deployer.address })) !== 0) {
-    throw new Error(`the deployer on ${chain.key} has sent transactions before: the registry addresses cannot be reproduced (a chain an older version saved with other addresses: delete its state file, anvil-${chain.key}.json in the data directory, to start it afresh)`);
-  }
-
-  const constructorOf: Record<ContractKey, [string, unknown[]]> = {
-    wbtc: ['TestToken', ['Wrapped Bitcoin (test)', 'WBTC', 8, deployer.address]],
-    usdc: ['TestToken', ['USD Coin (test)', 'USDC', 6, deployer.address]],
-    wbtcHtlc: ['HTLC', [expected.wbtc]],
-    usdcHtlc: ['HTLC', [expected.usdc]],
-    nativeHtlc: ['NativeHTLC', []],
-    feeClaim: ['FeeClaim', [devAccount('feeSigner').address, deployer.address]],
+  const contracts: EvmDeployment['contracts'] = { ...expected, feeClaim: getContractAddress({ from: deployer.address, nonce: BigInt(plan.feeClaim) }) };
+  const asset = (symbol: string) => [`${chain.key}:${symbol}`];
+  const steps: Record<ContractKey, EvmContractStep> = {
+    wbtc: { contract: 'TestToken', args: ['Wrapped Bitcoin (test)', 'WBTC', 8, deployer.address], assets: [] },
+    usdc: { contract: 'TestToken', args: ['USD Coin (test)', 'USDC', 6, deployer.address], assets: [] },
+    wbtcHtlc: { contract: 'HTLC', args: [expected.wbtc], assets: asset('wbtc') },
+    usdcHtlc: { contract: 'HTLC', args: [expected.usdc], assets: asset('usdc') },
+    nativeHtlc: { contract: 'NativeHTLC', args: [], assets: asset('eth') },
+    feeClaim: { contract: 'FeeClaim', args: [devAccount('feeSigner').address, deployer.address], assets: [] },
   };
-  for (const step of plan) {
-    if (step === 'skip') {
-      await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: deployer.address, value: 0n }) });
-      continue;
-    }
-    const [name, args] = constructorOf[step];
-    const { abi, bytecode } = contractArtifact(name);
-    const receipt = await client.waitForTransactionReceipt({ hash: await wallet.deployContract({ abi, bytecode, args }) });
-    if (!receipt.contractAddress || getAddress(receipt.contractAddress) !== contracts[step]) {
-      throw new Error(`${chain.key}: ${step} deployed at ${receipt.contractAddress}, the registry says ${contracts[step]}`);
-    }
+  const ordered = (Object.keys(steps) as ContractKey[]).sort((a, b) => plan[a] - plan[b]);
+  const fresh = (await createPublicClient({ transport: http(rpcUrl) }).getTransactionCount({ address: deployer.address })) === 0;
+  try {
+    await deployEvmSteps({ rpcUrl, chainId, deployerKey: privateKeyOf(deployer) }, ordered.map((key) => ({ ...steps[key], at: contracts[key] })));
+  } catch (err) {
+    if (fresh) throw err;
+    throw new Error(`the deployer on ${chain.key} has sent other transactions before: the registry addresses cannot be reproduced (a chain an older version saved with other addresses: delete its state file, anvil-${chain.key}.json in the data directory, to start it afresh)`, { cause: err });
   }
-  for (const [who, wbtc, usdc] of [
-    [devAccount('solver').address, '100', '10000000'],
-    [devAccount('user').address, '10', '1000000'],
-  ] as const) {
-    await mintTestTokens(rpcUrl, contracts, who, { wbtc: parseUnits(wbtc, 8), usdc: parseUnits(usdc, 6) });
+  if (fresh) {
+    for (const [who, wbtc, usdc] of [
+      [devAccount('solver').address, '100', '10000000'],
+      [devAccount('user').address, '10', '1000000'],
+    ] as const) {
+      await mintTestTokens(rpcUrl, contracts, who, { wbtc: parseUnits(wbtc, 8), usdc: parseUnits(usdc, 6) });
+    }
   }
   return { chain: chain.key, chainId, rpcUrl, contracts };
 }
