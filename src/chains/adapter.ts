@@ -13,6 +13,7 @@ import type { FamilyHtlc, SigningOptions } from './family.ts';
 import type { Asset, Chain, Registry } from './registry.ts';
 import type { ParentLog } from '../log.ts';
 import type { FamilyDeployer } from '../deploy/family-deployer.ts';
+import type { FamilyPreflight } from '../preflight/family-preflight.ts';
 import type { SwapWallet, SwapWalletInput } from './swap-wallet.ts';
 
 /**
@@ -80,6 +81,8 @@ export interface ChainAdapter {
    * API. Loaded when asked, so no other command loads it.
    */
   readonly deployer?: () => Promise<FamilyDeployer>;
+  /** `hashlock preflight`'s and /health's checks of this family's chains. Loaded when asked. */
+  readonly preflight?: () => Promise<FamilyPreflight>;
   /** Works the chain for the service: absent on families that only create orders so far. */
   connect?: (ctx: ChainContext) => ChainRuntime;
 }

@@ -3,6 +3,7 @@ import { ConfigError } from '../config/schema-check.ts';
 import { DEFAULT_PORT } from '../config/service-config.ts';
 import { registerAppsCommand } from './apps.ts';
 import { registerDeployCommand } from './deploy.ts';
+import { registerPreflightCommands } from './preflight.ts';
 import { configOf } from './database.ts';
 import { registerSwapCommand } from './swap.ts';
 import { registerSolversCommand } from './solvers.ts';
@@ -100,6 +101,7 @@ program
 
 registerAppsCommand(program);
 registerDeployCommand(program);
+registerPreflightCommands(program);
 registerSolversCommand(program);
 registerSwapCommand(program);
 registerWebhooksCommand(program);

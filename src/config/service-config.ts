@@ -87,6 +87,20 @@ const ChainAccessSchema = Type.Object(
     fee_claim: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the FeeClaim contract that pays affiliate fees on this chain' })),
     fee_bump: Type.Optional(FeeBumpSchema),
     api_key: Type.Optional(Type.String({ minLength: 1, description: "Tron chains: the node's API key, sent as TronGrid's TRON-PRO-API-KEY header" })),
+    minimum_balances: Type.Optional(
+      Type.Object(
+        {
+          relayer: Type.Optional(Type.String({ pattern: '^[0-9]{1,78}$', description: "the relayer's native balance, base units, under which preflight and /health report an error" })),
+          solver: Type.Optional(Type.String({ pattern: '^[0-9]{1,78}$', description: "the solver's native balance for fees, base units" })),
+          inventory: Type.Optional(
+            Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]*$' }), Type.String({ pattern: '^[0-9]{1,78}$' }), {
+              description: "the solver's inventory per asset symbol of this chain, base units",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

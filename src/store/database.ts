@@ -253,6 +253,26 @@ export async function migrate(db: Db, target?: string): Promise<void> {
   }
 }
 
+/** Where the database's schema stands against this version's migrations. */
+export interface MigrationStatus {
+  applied: string[];
+  /** This version's migrations the database lacks. */
+  pending: string[];
+  /** Migrations the database has that this version does not know: a newer version migrated it. */
+  unknown: string[];
+}
+
+export async function migrationStatus(db: Db): Promise<MigrationStatus> {
+  const known = Object.keys(MIGRATIONS);
+  const { rows } = await sql<{ exists: boolean }>`select to_regclass('kysely_migration') is not null as exists`.execute(db);
+  const applied = rows[0]?.exists ? (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db)).rows.map((r) => r.name) : [];
+  return {
+    applied,
+    pending: known.filter((name) => !applied.includes(name)),
+    unknown: applied.filter((name) => !known.includes(name)),
+  };
+}
+
 /**
  * A bigserial id (an event's, a delivery's) as a client sends it back: digits, at most 18 of them,
  * so it always fits in a bigint and the database never sees an out-of-range value.

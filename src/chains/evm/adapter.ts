@@ -39,6 +39,7 @@ export const evmAdapter: ChainAdapter = {
   servesInstantRefundHash: true,
   feeClaims: evmFeeClaims,
   deployer: async () => (await import('./deploy.ts')).evmDeployer,
+  preflight: async () => (await import('./preflight.ts')).evmPreflight,
   verifyAddressProof: verifyEvmAddressProof,
   signAddressProof: signEvmAddressProof,
   partyOfKey: (_chain, privateKey) => privateKeyToAccount(privateKey).address,

@@ -2,11 +2,12 @@
 // would, standard JSON-RPC only. It deploys each ERC-20 asset's HTLC, the NativeHTLC and FeeClaim,
 // finds them again by their code (a second run sends nothing), refuses a node of another chain and a
 // registry address that holds other code, and the registry then reads the addresses it recorded.
+// Then `hashlock preflight`'s checks of the chain and of the database, green and red.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { createPublicClient, createWalletClient, getAddress, http, parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
@@ -18,6 +19,10 @@ import { deploymentPath } from '../../src/deploy/deployment-file.ts';
 import { WrongChainError } from '../../src/deploy/family-deployer.ts';
 import { devAccount } from '../../src/localnet/accounts.ts';
 import { startAnvil, type AnvilNode } from '../../src/localnet/evm/anvil.ts';
+import type { CheckRow } from '../../src/preflight/family-preflight.ts';
+import { chainChecks, databaseChecks } from '../../src/preflight/preflight.ts';
+import { migrate, openStore } from '../../src/store/database.ts';
+import { createDatabase } from '../helpers/stores.ts';
 import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
 
 const CHAIN_ID = 31337;
@@ -112,4 +117,87 @@ test('a registry HTLC address that holds other code is refused before anything i
   assert.equal(await nonce(), sent);
   const empty: Hex = getAddress(`0x${'12'.repeat(20)}`);
   await assert.rejects(run(setup({ usdcHtlc: empty })), /whose code is not the HTLC artifact's/);
+});
+
+describe('hashlock preflight on the deployed chain', () => {
+  const check = (rows: CheckRow[], name: string) => rows.find((r) => r.check === name);
+  const errors = (rows: CheckRow[]) => rows.filter((r) => r.status === 'error');
+
+  const deployed = async (minimums?: Record<string, string>) => {
+    const config = setup();
+    await run(config);
+    const relayer = privateKeyToAccount(generatePrivateKey());
+    const withAccess: ServiceConfig = {
+      ...config,
+      solvers: [],
+      keys: {},
+      chains: { ethereum_localnet: { rpc_url: node.rpcUrl, relayer: relayer.address, ...(minimums ? { minimum_balances: minimums } : {}) } },
+    };
+    return withAccess;
+  };
+
+  test('green on the deployed chain: chain id, each contract\'s code, token decimals, clock', async () => {
+    const config = await deployed();
+    const rows = await chainChecks(config, loadRegistry(config.registryPath), Date.now());
+    assert.deepEqual(errors(rows), []);
+    assert.equal(check(rows, 'chain id')?.detail, `evm:${CHAIN_ID}`);
+    assert.match(check(rows, 'code usdc')!.detail, /^HTLC at 0x/);
+    assert.match(check(rows, 'code eth')!.detail, /^NativeHTLC at 0x/);
+    assert.match(check(rows, 'code FeeClaim')!.detail, /^FeeClaim at 0x/);
+    assert.equal(check(rows, 'decimals usdc')?.detail, '6');
+    assert.equal(check(rows, 'clock')?.status, 'ok');
+  });
+
+  test('red: a node of another chain, other code at a registry address, an unfunded relayer, a clock far behind', async () => {
+    const config = await deployed({ relayer: '1000000000000000' });
+    const registry = loadRegistry(config.registryPath);
+    const rows = await chainChecks(config, registry, Date.now());
+    assert.match(check(rows, 'balance relayer')!.detail, /^0 wei, under the minimum 1000000000000000$/);
+    assert.equal(errors(rows).length, 1);
+    const behind = await chainChecks(config, registry, Date.now() - 3_600_000);
+    assert.match(check(behind, 'clock')!.detail, /ahead of the local clock: set the clock right/);
+
+    // The same registry served by a node of another chain id: only that is said.
+    const other = await startAnvil({ chainId: 5 });
+    try {
+      const wrong = await chainChecks({ ...config, chains: { ethereum_localnet: { rpc_url: other.rpcUrl } } }, registry, Date.now());
+      assert.deepEqual(wrong.map((r) => [r.check, r.status, r.detail]), [['chain id', 'error', `the node serves evm:5, the registry names evm:${CHAIN_ID}`]]);
+    } finally {
+      await other.stop();
+    }
+    // A deployment file naming the token as the USDC HTLC: other code at a registry address.
+    const file = JSON.parse(readFileSync(deploymentPath(config.registryPath), 'utf8')) as { chains: Record<string, { contracts: Array<{ contract: string; address: string }> }> };
+    file.chains.ethereum_localnet!.contracts.find((c) => c.contract === 'HTLC')!.address = token;
+    writeFileSync(deploymentPath(config.registryPath), JSON.stringify(file));
+    const foreign = await chainChecks(config, loadRegistry(config.registryPath), Date.now());
+    assert.match(check(foreign, 'code usdc')!.detail, /^the code at 0x[0-9a-fA-F]{40} is not the HTLC artifact's/);
+  });
+
+  test('red: the database migrations behind this version; green once migrated', async (t) => {
+    const serverUrl = process.env.DATABASE_URL;
+    if (!serverUrl) {
+      assert.ok(!process.env.CI, 'CI sets DATABASE_URL');
+      t.skip('no DATABASE_URL: the PostgreSQL half needs a server');
+      return;
+    }
+    const database = await createDatabase(serverUrl, 'preflight', { migrated: false });
+    t.after(() => database.drop());
+    const config = { databaseUrl: database.url, dataDir: mkdtempSync(join(tmpdir(), 'hashlock-preflight-')) } as ServiceConfig;
+    const store = await openStore({ databaseUrl: database.url, dataDir: config.dataDir, poolSize: 1 });
+    try {
+      await migrate(store.db, '0002_orders');
+    } finally {
+      await store.close();
+    }
+    const behind = await databaseChecks(config);
+    assert.match(check(behind, 'migrations')!.detail, /^\d+ migration\(s\) behind \(0003_chain_heights…\): run hashlock migrate/);
+    assert.equal(check(behind, 'migrations')!.status, 'error');
+    const again = await openStore({ databaseUrl: database.url, dataDir: config.dataDir, poolSize: 1 });
+    try {
+      await migrate(again.db);
+    } finally {
+      await again.close();
+    }
+    assert.deepEqual(errors(await databaseChecks(config)), []);
+  });
 });

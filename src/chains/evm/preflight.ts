@@ -1,0 +1,89 @@
+import { createPublicClient, erc20Abi, getAddress, http, type Address } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { balanceRow, checked, clockRow, type CheckRow, type FamilyPreflight } from '../../preflight/family-preflight.ts';
+import { runtimeCodeHash } from '../solidity-htlc/artifacts.ts';
+import { contractArtifact } from './contracts.ts';
+import { evmChainId } from './index.ts';
+
+/** `hashlock preflight` on an EVM chain, through standard JSON-RPC. */
+export const evmPreflight: FamilyPreflight = async (ctx) => {
+  const { chain } = ctx;
+  const scope = chain.key;
+  if (!ctx.access.rpc_url) return [{ scope, check: 'node', status: 'error', detail: `the config names no rpc_url (chains.${scope}.rpc_url)` }];
+  const client = createPublicClient({ transport: http(ctx.access.rpc_url, { retryCount: 1, timeout: 15_000 }) });
+  const expected = Number(evmChainId(chain));
+  const identity = await checked(scope, 'node', async () => {
+    const served = await client.getChainId();
+    return served === expected
+      ? { scope, check: 'chain id', status: 'ok', detail: `evm:${served}` }
+      : { scope, check: 'chain id', status: 'error', detail: `the node serves evm:${served}, the registry names evm:${expected}` };
+  });
+  // Nothing else a node of another chain answers means anything.
+  if (identity.some((r) => r.status === 'error')) return identity;
+
+  const rows: CheckRow[] = [...identity];
+  rows.push(...(await checked(scope, 'clock', async () => clockRow(chain, Number((await client.getBlock()).timestamp), ctx.now))));
+
+  const codeRow = async (check: string, address: string, contract: string, identityRead?: { functionName: string; expected: string }): Promise<CheckRow> => {
+    const artifact = contractArtifact(contract);
+    const code = await client.getCode({ address: getAddress(address) });
+    if (!code || code === '0x') return { scope, check, status: 'error', detail: `no contract at ${address}` };
+    if (runtimeCodeHash(code, artifact) !== artifact.codeHash) return { scope, check, status: 'error', detail: `the code at ${address} is not the ${contract} artifact's (code hash ${artifact.codeHash})` };
+    if (identityRead) {
+      const value = String(await client.readContract({ address: getAddress(address), abi: artifact.abi, functionName: identityRead.functionName }));
+      if (value.toLowerCase() !== identityRead.expected.toLowerCase()) {
+        return { scope, check, status: 'error', detail: `${contract} at ${address} has ${identityRead.functionName}() ${value}, not ${identityRead.expected}` };
+      }
+    }
+    return { scope, check, status: 'ok', detail: `${contract} at ${address}` };
+  };
+
+  for (const asset of chain.assets.filter((a) => a.isActive)) {
+    const check = `code ${asset.symbol}`;
+    const contract = asset.htlc.schema === 'evm:htlc' ? 'NativeHTLC' : 'HTLC';
+    if (asset.htlc.address === '') {
+      rows.push({ scope, check, status: 'error', detail: `${asset.id} has no HTLC address: run hashlock deploy --chain ${scope}` });
+    } else {
+      const identityRead = contract === 'HTLC' ? { functionName: 'token', expected: asset.token.address } : undefined;
+      rows.push(...(await checked(scope, check, () => codeRow(check, asset.htlc.address, contract, identityRead))));
+    }
+    if (asset.token.schema === 'evm:erc20') {
+      rows.push(
+        ...(await checked(scope, `decimals ${asset.symbol}`, async () => {
+          const decimals = await client.readContract({ address: getAddress(asset.token.address), abi: erc20Abi, functionName: 'decimals' });
+          return decimals === asset.decimals
+            ? { scope, check: `decimals ${asset.symbol}`, status: 'ok', detail: String(decimals) }
+            : { scope, check: `decimals ${asset.symbol}`, status: 'error', detail: `the token ${asset.token.address} has ${decimals} decimals, the registry says ${asset.decimals}` };
+        })),
+      );
+    }
+  }
+  const feeClaim = ctx.access.fee_claim ?? chain.feeClaim;
+  if (feeClaim) rows.push(...(await checked(scope, 'code FeeClaim', () => codeRow('code FeeClaim', feeClaim, 'FeeClaim'))));
+
+  const relayer = ctx.keys.relayer ? privateKeyToAccount(ctx.keys.relayer).address : ctx.access.relayer;
+  if (relayer) {
+    rows.push(...(await checked(scope, 'balance relayer', async () => balanceRow(chain, 'balance relayer', await client.getBalance({ address: getAddress(relayer) }), ctx.minimums.relayer, 'wei'))));
+  } else if (ctx.minimums.relayer !== undefined) {
+    rows.push({ scope, check: 'balance relayer', status: 'error', detail: 'a minimum is set, but no relayer key or chains.<key>.relayer address' });
+  }
+  const solver: Address | undefined = ctx.keys.solver ? privateKeyToAccount(ctx.keys.solver).address : ctx.solverAddress ? getAddress(ctx.solverAddress) : undefined;
+  if (solver) {
+    rows.push(...(await checked(scope, 'balance solver', async () => balanceRow(chain, 'balance solver', await client.getBalance({ address: solver }), ctx.minimums.solver, 'wei'))));
+    for (const [assetId, minimum] of ctx.minimums.inventory) {
+      const asset = chain.assets.find((a) => a.id === assetId);
+      if (!asset) continue;
+      const check = `inventory ${asset.symbol}`;
+      rows.push(
+        ...(await checked(scope, check, async () => {
+          const held =
+            asset.token.schema === 'evm:native'
+              ? await client.getBalance({ address: solver })
+              : await client.readContract({ address: getAddress(asset.token.address), abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
+          return balanceRow(chain, check, held, minimum, asset.symbol);
+        })),
+      );
+    }
+  }
+  return rows;
+};
