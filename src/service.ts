@@ -27,6 +27,7 @@ import { syncRegistry } from './store/registry-sync.ts';
 import { releaseExpiredLiquidity, syncSolvers } from './store/solvers.ts';
 import { suspendOverdueSolvers } from './store/solver-records.ts';
 import { VERSION } from './version.ts';
+import { chainChecks } from './preflight/preflight.ts';
 import { startWebhookDelivery } from './webhooks/delivery-worker.ts';
 import { enqueueWebhookDeliveries } from './webhooks/outbox.ts';
 
@@ -134,6 +135,21 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     };
     await readBalances();
     stoppers.push(every(5_000, readBalances));
+    // The chains' preflight checks (chain id, contract code, balances against their minimums, clock), at
+    // start and every minute: what /health reports as degraded and hashlock_chain_check_status shows.
+    const runChecks = async () => {
+      try {
+        nodeHealth.checked(await chainChecks(config, registry, clock.now()));
+      } catch (err) {
+        failed(err, 'checking the chains failed');
+      }
+    };
+    const firstChecks = runChecks();
+    const stopChecks = every(60_000, runChecks);
+    stoppers.push(async () => {
+      await firstChecks;
+      await stopChecks();
+    });
 
     stoppers.push(...(await startChainWorkers(store, runtimes, { instance, heartbeat, timing, nodeHealth, log: api.log, failed })));
 

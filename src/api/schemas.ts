@@ -371,8 +371,18 @@ export const Health = Type.Object(
       version: Type.String(),
       chains: Type.Optional(
         Type.Array(
-          Type.Object({ chain: Type.String(), status: Type.Literal('degraded'), since: Type.String(), error: Type.String() }),
-          { description: 'Chains whose node this instance has not reached for longer than 30 s; the service waits for them and is still live' },
+          Type.Object({
+            chain: Type.String(),
+            status: Type.Literal('degraded'),
+            since: Type.String(),
+            error: Type.String(),
+            checks: Type.Optional(
+              Type.Array(Type.Object({ check: Type.String(), detail: Type.String() }), {
+                description: "the chain's failing preflight checks (hashlock preflight's: chain id, contract code, decimals, balances against their minimums, clock), run every minute",
+              }),
+            ),
+          }),
+          { description: 'Chains whose node this instance has not reached for longer than 30 s, or whose preflight checks fail; the service waits for them and is still live' },
         ),
       ),
     }),

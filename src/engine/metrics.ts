@@ -18,8 +18,17 @@ export const engineCounters = {
 export function registerEngineMetrics(registry: Registry, db: Db, health?: NodeHealth): void {
   for (const counter of Object.values(engineCounters)) registry.registerMetric(counter);
   let read: Promise<JobQueueStat[]> | undefined;
-  // The gauges come from one read per scrape.
-  const queue = () => (read ??= jobQueueStats(db).finally(() => setImmediate(() => (read = undefined))));
+  let settled = true;
+  // The gauges of one scrape share one read: each collect starts together, while the first one's read is
+  // pending; a later scrape finds it settled and reads again. (Not cleared on a later turn of the event
+  // loop: a scrape answered through promises alone, as an in-process request on PGlite is, never reaches one.)
+  const queue = () => {
+    if (!read || settled) {
+      settled = false;
+      read = jobQueueStats(db).finally(() => (settled = true));
+    }
+    return read;
+  };
   new Gauge({
     name: 'hashlock_engine_jobs',
     help: 'Unsettled jobs by chain and state',
@@ -55,6 +64,16 @@ export function registerEngineMetrics(registry: Registry, db: Db, health?: NodeH
       collect() {
         this.reset();
         for (const problem of health.degraded()) this.set({ chain: problem.chain }, 1);
+      },
+    });
+    new Gauge({
+      name: 'hashlock_chain_check_status',
+      help: "Each chain's preflight checks as the service last ran them (every minute): 0 ok, 1 warning, 2 error; by chain and check (chain id, code <asset>, decimals <asset>, balance relayer, balance solver, inventory <asset>, clock)",
+      labelNames: ['chain', 'check'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const row of health.checkStatuses()) this.set({ chain: row.chain, check: row.check }, row.status);
       },
     });
   }

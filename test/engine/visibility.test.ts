@@ -48,6 +48,23 @@ describeEachStore('health and metrics', (kind) => {
     assert.equal((await t.api.inject({ method: 'GET', url: '/health' })).json().result.chains, undefined);
   });
 
+  test("/health and /metrics: a chain whose preflight checks fail is degraded with those checks, until a run passes them", async () => {
+    const row = (check: string, status: 'ok' | 'warn' | 'error', detail = '') => ({ scope: 'arbitrum_localnet', check, status, detail });
+    health.checked([row('chain id', 'ok', 'evm:31338'), row('balance relayer', 'error', '5 wei, under the minimum 10'), row('clock', 'warn', 'old')]);
+    const first = (await t.api.inject({ method: 'GET', url: '/health' })).json().result.chains;
+    assert.deepEqual(first.map((c: { chain: string; status: string; error: string; checks: unknown }) => [c.chain, c.status, c.error, c.checks]), [
+      ['arbitrum_localnet', 'degraded', 'balance relayer: 5 wei, under the minimum 10', [{ check: 'balance relayer', detail: '5 wei, under the minimum 10' }]],
+    ]);
+    const metrics = (await t.api.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /hashlock_chain_check_status\{chain="arbitrum_localnet",check="balance relayer"\} 2/);
+    assert.match(metrics, /hashlock_chain_check_status\{chain="arbitrum_localnet",check="clock"\} 1/);
+    assert.match(metrics, /hashlock_chain_check_status\{chain="arbitrum_localnet",check="chain id"\} 0/);
+    health.checked([row('chain id', 'ok'), row('balance relayer', 'error', '6 wei, under the minimum 10')]);
+    assert.equal((await t.api.inject({ method: 'GET', url: '/health' })).json().result.chains[0].since, first[0].since, 'a check that keeps failing keeps its first time');
+    health.checked([row('chain id', 'ok'), row('balance relayer', 'ok')]);
+    assert.equal((await t.api.inject({ method: 'GET', url: '/health' })).json().result.chains, undefined);
+  });
+
   test('/metrics: the queue by chain and state, its oldest job, the jobs waiting for a node, and the counters', async () => {
     await enqueueJob(t.store.db, { chain: 'arbitrum_localnet', action: 'redeem', idempotencyKey: `m:${randomHex32()}`, payload: {} });
     await t.store.db.updateTable('relayer_jobs').set({ deferrals: 2 }).where('chain', '=', 'arbitrum_localnet').execute();
