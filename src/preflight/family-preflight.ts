@@ -48,13 +48,14 @@ export type FamilyPreflight = (ctx: PreflightContext) => Promise<CheckRow[]>;
 
 /**
  * The local clock against the chain's latest block time: a block from the future means the local clock
- * is behind (timelocks in seconds would be misjudged); a latest block much older than the block time
- * means the chain (or the node) has stalled, or the local clock is ahead.
+ * is behind (timelocks in seconds would be misjudged), beyond what the chain's own rules let a block's time
+ * run ahead (`futureToleranceSeconds`); a latest block much older than the block time means the chain (or
+ * the node) has stalled, or the local clock is ahead.
  */
-export function clockRow(chain: Chain, latestBlockSeconds: number, now: number): CheckRow {
+export function clockRow(chain: Chain, latestBlockSeconds: number, now: number, futureToleranceSeconds = 60): CheckRow {
   const aheadSeconds = Math.round(now / 1000 - latestBlockSeconds);
   const stalledAfter = Math.max(300, Math.round((chain.blockTimeMs * 10) / 1000));
-  if (aheadSeconds < -60) {
+  if (aheadSeconds < -futureToleranceSeconds) {
     return { scope: chain.key, check: 'clock', status: 'error', detail: `the latest block is ${-aheadSeconds} s ahead of the local clock: set the clock right (NTP)` };
   }
   if (aheadSeconds > stalledAfter) {

@@ -42,5 +42,6 @@ export const bitcoinAdapter: ChainAdapter = {
   signAddressProof: async (privateKey, message) => signBitcoinAddressProof(privateKey, message),
   partyOfKey: (_chain, privateKey) => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2))),
   swapWallet: bitcoinSwapWallet,
+  preflight: async () => (await import('./preflight.ts')).bitcoinPreflight,
   connect: connectBitcoinChain,
 };
