@@ -32,4 +32,5 @@ export const solanaAdapter: ChainAdapter = {
   partyOfKey: (_chain, privateKey) => solanaAddressOfKey(privateKey),
   swapWallet: solanaSwapWallet,
   connect: connectSolanaChain,
+  deployer: async () => (await import('./deploy.ts')).solanaDeployer,
 };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import {
   appendTransactionMessageInstructions,
   createTransactionMessage,
+  generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   lamports,
@@ -30,7 +31,8 @@ import { solanaSignerOfKey } from '../../chains/solana/keys.ts';
 import { solanaRpc } from '../../chains/solana/rpc.ts';
 import { startSolanaLocalnet, type SolanaLocalnet } from './chain/index.ts';
 import { solanaProgram, SOLANA_PROGRAMS, type SolanaProgramName } from '../../chains/solana/program-artifacts.ts';
-import { deployProgram, keypairOfSeed, LOCALNET_PROGRAM_IDS, localnetProgramKeypair, programDataAddress, type DeployTransport } from './programs/deploy.ts';
+import { deployUpgradeable, holdsElf, readProgram, type LoaderAccess } from '../../chains/solana/program-deploy.ts';
+import { keypairOfSeed, LOCALNET_PROGRAM_IDS, localnetProgramKeypair } from './programs/deploy.ts';
 
 /** solana-test-validator's port, where Solana clients look for a local chain. */
 const WELL_KNOWN_PORT = 8899;
@@ -108,8 +110,11 @@ export const solanaDevnet: FamilyDevnet = {
 };
 
 /**
- * Deploys each program through the Upgradeable Loader when its id holds nothing yet. A program
- * deployed before from other bytes (its source changed since) is installed afresh under its id.
+ * Deploys each program through the Upgradeable Loader when its id holds nothing yet, by the same
+ * loader steps over the chain's JSON-RPC as `hashlock deploy`, at the fixed ids the localnet registry
+ * names (`LOCALNET_PROGRAM_IDS`: their keypairs come from public seeds, not from a deployer key).
+ * A program deployed before from other bytes (its source changed since) is installed afresh under
+ * its id.
  */
 async function installPrograms(
   chain: Chain,
@@ -120,24 +125,27 @@ async function installPrograms(
 ): Promise<string[]> {
   const notes: string[] = [];
   if ((await chainRpc.balance(payer.address)) === 0n) await chainRpc.airdrop(payer.address, FUNDS.relayer);
-  for (const [name, bytes] of programs) {
+  // One node without forks: what it processed stays, so waiting for a later slot would only slow the start.
+  const access: LoaderAccess = { rpc: solanaRpc(localnet.rpcUrl), payer, commitment: 'processed', pollMs: 20 };
+  const install = async ([name, bytes]: [SolanaProgramName, Uint8Array]): Promise<void> => {
     const id = LOCALNET_PROGRAM_IDS[name];
     const schema = name === 'native_swaps' ? 'solana:htlc' : 'solana:htlc_spltoken';
     const named = chain.assets.find((a) => a.htlc.schema === schema);
     if (named && named.htlc.address !== id) {
       throw new Error(`${chain.key}: the registry names ${named.htlc.address} for ${named.id}'s HTLC, but the local ${name} program is ${id}`);
     }
-    const deployed = await chainRpc.account(await programDataAddress(id));
-    if (!deployed) {
-      await deployProgram({ program: await localnetProgramKeypair(name), payer, bytes, transport: chainRpc.deployTransport() });
-      continue;
-    }
-    // ProgramData: 45 bytes of loader metadata, then the ELF (padded to the data length it was deployed with).
-    if (!Buffer.from(deployed).subarray(45, 45 + bytes.length).equals(Buffer.from(bytes))) {
+    const deployed = await readProgram(access, id);
+    if (deployed.kind === 'absent') {
+      const label = `${chain.key}: ${name}`;
+      await deployUpgradeable(access, { label, elf: bytes, program: await localnetProgramKeypair(name), buffer: await generateKeyPairSigner(), upgradeAuthority: payer.address });
+    } else if (deployed.kind === 'other') {
+      throw new Error(`${chain.key}: the ${name} program id ${id} holds ${deployed.description}`);
+    } else if (!holdsElf(deployed.code, bytes)) {
       localnet.svm.addProgram(id, bytes);
       notes.push(`${chain.key}: ${name} changed since it was deployed; the new build runs under ${id}`);
     }
-  }
+  };
+  await Promise.all([...programs].map(install));
   return notes;
 }
 
@@ -208,14 +216,6 @@ class DevnetRpc {
       (m) => appendTransactionMessageInstructions(instructions, m),
     );
     await this.sendSigned(await signTransactionMessageWithSigners(message));
-  }
-
-  deployTransport(): DeployTransport {
-    return {
-      latestBlockhash: async () => (await this.rpc.getLatestBlockhash({ commitment: 'processed' }).send()).value,
-      minimumBalanceForRentExemption: (space) => this.rentExempt(space),
-      send: (transaction) => this.sendSigned(transaction),
-    };
   }
 
   private async sendSigned(transaction: Transaction): Promise<void> {
