@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { NodeHealth } from '../chains/node-health.ts';
-import type { Db } from '../store/database.ts';
+import { ping, type Db } from '../store/database.ts';
 import { jobQueueStats, type JobQueueStat } from '../store/relayer-jobs.ts';
 
 /** What the engines of this process count, by chain: registered with the API's metrics by `registerEngineMetrics`. */
@@ -29,6 +29,21 @@ export function registerEngineMetrics(registry: Registry, db: Db, health?: NodeH
     }
     return read;
   };
+  // The database out of reach leaves the queue's gauges empty, so /metrics still answers and says so.
+  const queueOrNone = () => queue().catch((): JobQueueStat[] => []);
+  new Gauge({
+    name: 'hashlock_database_up',
+    help: 'Whether the database answered a ping within 2 s at this scrape (1) or not (0)',
+    registers: [registry],
+    async collect() {
+      this.set(
+        await ping(db).then(
+          () => 1,
+          () => 0,
+        ),
+      );
+    },
+  });
   new Gauge({
     name: 'hashlock_engine_jobs',
     help: 'Unsettled jobs by chain and state',
@@ -36,7 +51,7 @@ export function registerEngineMetrics(registry: Registry, db: Db, health?: NodeH
     registers: [registry],
     async collect() {
       this.reset();
-      for (const row of await queue()) this.set({ chain: row.chain, status: row.status }, row.jobs);
+      for (const row of await queueOrNone()) this.set({ chain: row.chain, status: row.status }, row.jobs);
     },
   });
   /** A gauge by chain, folding the chain's rows (one per state) into one value. */
@@ -49,7 +64,7 @@ export function registerEngineMetrics(registry: Registry, db: Db, health?: NodeH
       async collect() {
         this.reset();
         const values = new Map<string, number>();
-        for (const row of await queue()) values.set(row.chain, fold(values.get(row.chain) ?? 0, row));
+        for (const row of await queueOrNone()) values.set(row.chain, fold(values.get(row.chain) ?? 0, row));
         for (const [chain, value] of values) this.set({ chain }, value);
       },
     });

@@ -3,7 +3,10 @@
 // the age of its oldest job, the jobs waiting for a node, and the engines' counters.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { Registry } from 'prom-client';
 import { NodeHealth } from '../../src/chains/node-health.ts';
+import { registerEngineMetrics } from '../../src/engine/metrics.ts';
+import { openStore } from '../../src/store/database.ts';
 import { enqueueJob } from '../../src/store/relayer-jobs.ts';
 import { openTestApi, type TestApi } from '../helpers/api.ts';
 import { randomHex32 } from '../helpers/fixtures.ts';
@@ -72,8 +75,22 @@ describeEachStore('health and metrics', (kind) => {
     assert.match(text, /hashlock_engine_jobs\{chain="arbitrum_localnet",status="queued"\} 1/);
     assert.match(text, /hashlock_engine_oldest_pending_seconds\{chain="arbitrum_localnet"\} [0-9.e-]+/);
     assert.match(text, /hashlock_engine_jobs_waiting_for_node\{chain="arbitrum_localnet"\} 1/);
+    assert.match(text, /^hashlock_database_up 1$/m);
     for (const name of ['hashlock_engine_refusals_total', 'hashlock_engine_node_errors_total', 'hashlock_engine_bumps_total', 'hashlock_engine_cancellations_total']) {
       assert.match(text, new RegExp(`# TYPE ${name} counter`));
     }
   });
+});
+
+test('/metrics with the database out of reach: hashlock_database_up 0, the queue gauges empty, and the scrape still answers', async () => {
+  const registry = new Registry();
+  const unreachable = await openStore({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: '', poolSize: 1 });
+  try {
+    registerEngineMetrics(registry, unreachable.db, new NodeHealth());
+    const text = await registry.metrics();
+    assert.match(text, /^hashlock_database_up 0$/m);
+    assert.doesNotMatch(text, /^hashlock_engine_jobs\{/m);
+  } finally {
+    await unreachable.close();
+  }
 });
