@@ -67,7 +67,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     if (!registry.asset(id)?.isActive) throw new ConfigError(`config: affiliate_fee_assets[${i}]: ${id} is not an active asset`);
   });
   const signingOptions = chainSigningOptions(config.chains, registry);
-  const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined));
+  const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined, config.keys.secret));
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   const stoppers: Array<() => unknown> = [];
   // Every worker stops at once (each aborts its own work in progress), the API with them.

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ConfigError } from '../config/schema-check.ts';
+import { keyFromFile, type ServiceConfig } from '../config/service-config.ts';
+import { requireKeyPassword } from '../keys/password.ts';
 import { configOf } from './database.ts';
 
 /** A 32-byte key in hex (0x optional), as HASHLOCK_DEPLOYER_KEY holds it. */
@@ -10,12 +12,25 @@ function hexKey(value: string, name: string): Uint8Array {
   return Uint8Array.from(Buffer.from(hex, 'hex'));
 }
 
+/** The deployer key: key_files.deployer's when the config names it (an ed25519 file's is its 32-byte seed), else HASHLOCK_DEPLOYER_KEY. */
+function deployerKeyOf(config: ServiceConfig, env: NodeJS.ProcessEnv): Uint8Array {
+  const file = config.keyFiles.deployer;
+  if (file) return keyFromFile('deployer', file, requireKeyPassword(env, 'key_files.deployer'));
+  const raw = env.HASHLOCK_DEPLOYER_KEY;
+  if (!raw) {
+    throw new ConfigError(
+      'name the deployer key file in the config (key_files.deployer; hashlock keys new|import --role deployer), or set HASHLOCK_DEPLOYER_KEY to the deployer key (32 bytes in hex: a secp256k1 key, or a Solana ed25519 seed)',
+    );
+  }
+  return hexKey(raw, 'HASHLOCK_DEPLOYER_KEY');
+}
+
 export function registerDeployCommand(program: Command): void {
   program
     .command('deploy')
     .description(
       "deploy a chain's HTLC contracts (EVM: each ERC-20 asset's HTLC, the NativeHTLC and FeeClaim; Tron: each TRC-20 asset's HTLC; " +
-        'Solana: the two programs) through its RPC, signed by the deployer key (HASHLOCK_DEPLOYER_KEY); what is on chain goes to the ' +
+        'Solana: the two programs) through its RPC, signed by the deployer key (key_files.deployer, else HASHLOCK_DEPLOYER_KEY); what is on chain goes to the ' +
         'deployment file beside the registry, which the service reads. Run again, it finds each contract by its code hash and deploys nothing',
     )
     .requiredOption('-c, --config <file>', 'service config file (its registry, and chains.<key> to reach the chain)')
@@ -25,9 +40,7 @@ export function registerDeployCommand(program: Command): void {
     .option('--upgrade-authority <address>', "Solana: the programs' upgrade authority (default: the deployer)")
     .action(async (opts: { config: string; chain: string; asset?: string[]; feeSigner?: string; upgradeAuthority?: string }) => {
       const config = configOf(opts.config);
-      const raw = process.env.HASHLOCK_DEPLOYER_KEY;
-      if (!raw) throw new ConfigError('set HASHLOCK_DEPLOYER_KEY to the deployer key (32 bytes in hex: a secp256k1 key, or a Solana ed25519 seed)');
-      const deployerKey = hexKey(raw, 'HASHLOCK_DEPLOYER_KEY');
+      const deployerKey = deployerKeyOf(config, process.env);
       const feeSigner = opts.feeSigner ?? (config.keys.feeSigner ? privateKeyToAccount(config.keys.feeSigner).address : undefined);
       const { deployChain } = await import('../deploy/deploy.ts');
       const outcome = await deployChain({

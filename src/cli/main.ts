@@ -3,6 +3,7 @@ import { ConfigError } from '../config/schema-check.ts';
 import { DEFAULT_PORT } from '../config/service-config.ts';
 import { registerAppsCommand } from './apps.ts';
 import { registerDeployCommand } from './deploy.ts';
+import { registerKeysCommand, warnOfPlaintextKeys } from './keys.ts';
 import { registerPreflightCommands } from './preflight.ts';
 import { configOf } from './database.ts';
 import { registerSwapCommand } from './swap.ts';
@@ -54,8 +55,10 @@ program
   .description('run the service with a config file (real chains, PostgreSQL via DATABASE_URL)')
   .requiredOption('-c, --config <file>', 'service config file')
   .action(async (opts: { config: string }) => {
+    const config = configOf(opts.config);
+    warnOfPlaintextKeys(config);
     const { startService } = await import('../service.ts');
-    const service = await startService(configOf(opts.config));
+    const service = await startService(config);
     stopOnSignal(service.stop);
     console.log(`Hashlock API listening on ${service.url}`);
   });
@@ -101,6 +104,7 @@ program
 
 registerAppsCommand(program);
 registerDeployCommand(program);
+registerKeysCommand(program);
 registerPreflightCommands(program);
 registerSolversCommand(program);
 registerSwapCommand(program);

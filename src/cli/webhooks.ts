@@ -33,7 +33,7 @@ export function registerWebhooksCommand(program: Command): void {
         await checkApp(db, opts.app);
         const { endpoint, secret } = await registerEndpoint(
           db,
-          new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined)),
+          new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined, config.keys.secret)),
           { appId: opts.app, url: opts.url, statuses: opts.status, allowPrivateAddresses: config.webhooksAllowPrivateAddresses },
           { url: '--url', statuses: '--status' },
         );

@@ -5,6 +5,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DEFAULT_RATE_LIMITS, type Limit, type RateLimits } from '../api/rate-limit.ts';
 import { RoutePolicy, type PolicyDefault, type RoutePolicyRules } from '../pricing/route-policy.ts';
 import { DEFAULT_RULE2_MARGIN_SECONDS } from '../solver/solver.ts';
+import { decryptKeyFile, KeyFileError, readKeyFileInfo, type KeyRole } from '../keys/key-file.ts';
+import { requireKeyPassword } from '../keys/password.ts';
+import { parseSecretKey } from '../orders/secret-box.ts';
 import { checkSchema, ConfigError } from './schema-check.ts';
 
 /** Root of the installed package (where config/ ships). */
@@ -105,6 +108,22 @@ const ChainAccessSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const KeyFile = (role: string) => Type.Optional(Type.String({ minLength: 1, description: `the ${role} key file` }));
+const KeyFilesSchema = Type.Object(
+  {
+    relayer: KeyFile('relayer'),
+    solver: KeyFile('solver'),
+    fee_signer: KeyFile('fee signer'),
+    deployer: KeyFile("deployer (hashlock deploy's)"),
+    secret: KeyFile("secret-box key (it encrypts what the service holds for clients; HASHLOCK_SECRET_KEY's)"),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'encrypted key files (hashlock keys new|import), paths relative to this file, decrypted at start with HASHLOCK_KEY_PASSWORD or the file HASHLOCK_KEY_PASSWORD_FILE names; in place of the plaintext HASHLOCK_*_KEY variables',
+  },
+);
+
 const LimitSchema = Type.Object(
   {
     max: Type.Integer({ minimum: 1, description: 'requests allowed per window' }),
@@ -159,6 +178,7 @@ export const ServiceConfigSchema = Type.Object(
     price_feed: Type.Optional(PriceFeedSchema),
     affiliate_fee_assets: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     chains: Type.Optional(Type.Record(Type.String(), ChainAccessSchema, { description: 'per chain key: how to reach it' })),
+    key_files: Type.Optional(KeyFilesSchema),
     order_cache_ms: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'safety bound on how long an order stays in the read cache (changes invalidate it at once); 0 turns the cache off' }),
     ),
@@ -262,8 +282,12 @@ export interface ServiceConfig {
   priceFeed: PriceFeedConfig | undefined;
   affiliateFeeAssets: string[];
   chains: Record<string, ChainAccessConfig>;
-  /** Private keys, from the environment only (never the config file). */
-  keys: { relayer?: `0x${string}`; solver?: `0x${string}`; feeSigner?: `0x${string}` };
+  /** Private keys, from key files (`key_files`) or the environment, never from the config file itself. `secret`: the secret box's key. */
+  keys: { relayer?: `0x${string}`; solver?: `0x${string}`; feeSigner?: `0x${string}`; secret?: Uint8Array };
+  /** Where each role's key comes from: a plaintext environment variable or an encrypted key file. */
+  keySources: Partial<Record<KeyRole, 'env' | 'file'>>;
+  /** The config's key files by role, absolute paths (the deployer's is decrypted by `hashlock deploy` alone). */
+  keyFiles: Partial<Record<KeyRole, string>>;
   orderCacheMs: number;
   /** How long a solver has to fund a destination past the source's confirmations (src/store/solver-records.ts). */
   solverFundWithinSeconds: number;
@@ -324,11 +348,7 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     priceFeed: file.price_feed,
     affiliateFeeAssets: file.affiliate_fee_assets ?? [],
     chains: file.chains ?? {},
-    keys: {
-      ...(env.HASHLOCK_RELAYER_KEY ? { relayer: privateKey(env.HASHLOCK_RELAYER_KEY, 'HASHLOCK_RELAYER_KEY') } : {}),
-      ...(env.HASHLOCK_SOLVER_KEY ? { solver: privateKey(env.HASHLOCK_SOLVER_KEY, 'HASHLOCK_SOLVER_KEY') } : {}),
-      ...(env.HASHLOCK_FEE_SIGNER_KEY ? { feeSigner: privateKey(env.HASHLOCK_FEE_SIGNER_KEY, 'HASHLOCK_FEE_SIGNER_KEY') } : {}),
-    },
+    ...configuredKeys(file.key_files ?? {}, base, env),
     orderCacheMs: file.order_cache_ms ?? 60_000,
     solverFundWithinSeconds: file.solver_fund_within_seconds ?? 300,
     solverRule2MarginSeconds: file.solver_rule2_margin_seconds ?? DEFAULT_RULE2_MARGIN_SECONDS,
@@ -364,6 +384,81 @@ function rateLimits(file: { per_key?: Static<typeof LimitSchema>; per_address?: 
   const limit = (given: Static<typeof LimitSchema> | undefined, fallback: Limit): Limit =>
     given ? { max: given.max, windowMs: given.window_ms } : fallback;
   return { perKey: limit(file.per_key, DEFAULT_RATE_LIMITS.perKey), perAddress: limit(file.per_address, DEFAULT_RATE_LIMITS.perAddress) };
+}
+
+/** Each role's key: its field under key_files and its plaintext environment variable. */
+const KEY_SOURCES = [
+  { role: 'relayer', field: 'relayer', variable: 'HASHLOCK_RELAYER_KEY' },
+  { role: 'solver', field: 'solver', variable: 'HASHLOCK_SOLVER_KEY' },
+  { role: 'fee-signer', field: 'fee_signer', variable: 'HASHLOCK_FEE_SIGNER_KEY' },
+  { role: 'deployer', field: 'deployer', variable: 'HASHLOCK_DEPLOYER_KEY' },
+  { role: 'secret', field: 'secret', variable: 'HASHLOCK_SECRET_KEY' },
+] as const satisfies ReadonlyArray<{ role: KeyRole; field: keyof Static<typeof KeyFilesSchema>; variable: string }>;
+
+/**
+ * The keys from the config's key files (decrypted with the key password) or the environment; a role
+ * with a key in both is refused. The deployer's file is only located here: `hashlock deploy` decrypts it.
+ */
+function configuredKeys(files: Static<typeof KeyFilesSchema>, base: string, env: NodeJS.ProcessEnv): Pick<ServiceConfig, 'keys' | 'keySources' | 'keyFiles'> {
+  const keyFiles: ServiceConfig['keyFiles'] = {};
+  const keySources: ServiceConfig['keySources'] = {};
+  for (const { role, field, variable } of KEY_SOURCES) {
+    const file = files[field];
+    if (file !== undefined && env[variable]) {
+      throw new ConfigError(`key_files.${field}: ${variable} is set too: a key comes from one place (unset ${variable}, or remove key_files.${field})`);
+    }
+    if (file !== undefined) {
+      keyFiles[role] = resolve(base, file);
+      keySources[role] = 'file';
+    } else if (env[variable]) {
+      keySources[role] = 'env';
+    }
+  }
+  const decrypting = KEY_SOURCES.some((s) => s.role !== 'deployer' && keyFiles[s.role]);
+  const password = decrypting ? requireKeyPassword(env, 'key_files') : '';
+  const signingKey = (role: KeyRole, variable: string): `0x${string}` | undefined => {
+    const file = keyFiles[role];
+    if (file) return `0x${Buffer.from(keyFromFile(role, file, password)).toString('hex')}`;
+    const value = env[variable];
+    return value ? privateKey(value, variable) : undefined;
+  };
+  const relayer = signingKey('relayer', 'HASHLOCK_RELAYER_KEY');
+  const solver = signingKey('solver', 'HASHLOCK_SOLVER_KEY');
+  const feeSigner = signingKey('fee-signer', 'HASHLOCK_FEE_SIGNER_KEY');
+  const secret = keyFiles.secret
+    ? keyFromFile('secret', keyFiles.secret, password)
+    : env.HASHLOCK_SECRET_KEY
+      ? parseSecretKey(env.HASHLOCK_SECRET_KEY)
+      : undefined;
+  return {
+    keys: { ...(relayer ? { relayer } : {}), ...(solver ? { solver } : {}), ...(feeSigner ? { feeSigner } : {}), ...(secret ? { secret } : {}) },
+    keySources,
+    keyFiles,
+  };
+}
+
+/**
+ * The key of `role` from its key file, decrypted with `password`; a ConfigError naming the config
+ * field when the file holds another role's key, is damaged, or the password is wrong. A keystore another
+ * program wrote (no role in it) serves any role but the secret box's.
+ */
+export function keyFromFile(role: KeyRole, file: string, password: string): Uint8Array {
+  const field = `key_files.${KEY_SOURCES.find((s) => s.role === role)!.field}`;
+  try {
+    const held = readKeyFileInfo(file).role;
+    if (held ? held !== role : role === 'secret') {
+      throw new ConfigError(`${field}: ${file} holds ${held ? `the ${held} key` : 'a key of no hashlock role'}, not the ${role} key`);
+    }
+    return decryptKeyFile(file, password).key;
+  } catch (err) {
+    if (err instanceof KeyFileError) throw new ConfigError(`${field}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The environment variables whose plaintext keys `hashlock serve` uses (every role's but the deployer's). */
+export function plaintextKeyVariables(config: ServiceConfig): string[] {
+  return KEY_SOURCES.filter((s) => s.role !== 'deployer' && config.keySources[s.role] === 'env').map((s) => s.variable);
 }
 
 function privateKey(value: string, name: string): `0x${string}` {

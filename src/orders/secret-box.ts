@@ -27,19 +27,24 @@ export class SecretBox {
   }
 }
 
+/** HASHLOCK_SECRET_KEY's value (64 hex) as the key. */
+export function parseSecretKey(hex: string): Uint8Array {
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new ConfigError('HASHLOCK_SECRET_KEY: must be 64 hexadecimal characters');
+  return Buffer.from(hex, 'hex');
+}
+
 /**
- * The key comes from HASHLOCK_SECRET_KEY (64 hex). Without it, an embedded-database service keeps
+ * The key is `configured` (the config's: its secret key file's, or HASHLOCK_SECRET_KEY's), else
+ * HASHLOCK_SECRET_KEY (64 hex). Without either, an embedded-database service keeps
  * one in `<data dir>/secret.key` (created on first start, mode 0600) beside the data it protects.
  * A PostgreSQL deployment must set it: its instances have to share one key.
  */
-export function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string, usesPostgres: boolean): Uint8Array {
+export function loadSecretKey(env: NodeJS.ProcessEnv, dataDir: string, usesPostgres: boolean, configured?: Uint8Array): Uint8Array {
+  if (configured) return configured;
   const fromEnv = env.HASHLOCK_SECRET_KEY;
-  if (fromEnv) {
-    if (!/^[0-9a-fA-F]{64}$/.test(fromEnv)) throw new ConfigError('HASHLOCK_SECRET_KEY: must be 64 hexadecimal characters');
-    return Buffer.from(fromEnv, 'hex');
-  }
+  if (fromEnv) return parseSecretKey(fromEnv);
   if (usesPostgres) {
-    throw new ConfigError('HASHLOCK_SECRET_KEY: is required with DATABASE_URL (every instance must share one key)');
+    throw new ConfigError('HASHLOCK_SECRET_KEY: is required with DATABASE_URL, or key_files.secret (every instance must share one key)');
   }
   const path = join(dataDir, 'secret.key');
   if (!existsSync(path)) {

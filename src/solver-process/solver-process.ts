@@ -92,7 +92,7 @@ export async function startSolverProcess(config: ServiceConfig, options: SolverP
     await migrate(store.db);
     await syncRegistry(store.db, registry);
     await syncSolvers(store.db, [own]);
-    const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined));
+    const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined, config.keys.secret));
     const instance = randomUUID();
     const heartbeat = new LeaseHeartbeat(store.db, instance);
     const timing = new WorkerTiming();

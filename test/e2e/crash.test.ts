@@ -1,5 +1,6 @@
 // The service process killed outright, three times, while 20 gasless swaps settle: the chains and
-// the database live on, the service restarts, and every swap settles with nobody paid twice.
+// the database live on, the service restarts, and every swap settles with nobody paid twice. Its keys
+// are in key files (key_files), decrypted at each start, and none of them, nor their password, is printed.
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -18,7 +19,7 @@ let database: { url: string; drop: () => Promise<void> } | undefined;
 before(async () => {
   if (skip) return;
   if (!databaseUrl) throw new Error('DATABASE_URL is not set: the crash test needs PostgreSQL');
-  world = await openServiceWorld();
+  world = await openServiceWorld({ keyFiles: true });
   database = await createDatabase(databaseUrl, 'hashlock_crash');
 });
 

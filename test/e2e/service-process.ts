@@ -21,6 +21,7 @@ import { evmChainId } from '../../src/chains/evm/index.ts';
 import { deployLocalnet, type EvmDeployment } from '../../src/localnet/evm/devnet.ts';
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { loadRegistry, type Registry } from '../../src/chains/registry.ts';
+import { writeKeyFile } from '../../src/keys/key-file.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { migrate, openStore } from '../../src/store/database.ts';
 import { signGaslessInitiate } from '../helpers/gasless.ts';
@@ -66,6 +67,8 @@ export interface ServiceProcess {
   restart(): Promise<void>;
   /** The keys the process was given (its secret box's, the relayer's, the solver's, the fee signer's), hex. */
   keys: string[];
+  /** With `keyFiles`: the password of its key files. */
+  keyPassword?: string;
 }
 
 /** A job of the service's queue, as a test reads it. */
@@ -155,8 +158,9 @@ export interface ServiceWorld {
   /** Exactly one initiate and one redeem per swap on each chain since `mark`, every amount paid once. */
   assertSettledOnce(mark: Mark, swaps: number, destinationAmount: bigint): Promise<void>;
   /**
-   * Rule 7 over everything the process printed: none of its keys, the user's, or the secrets the
-   * swaps since `mark` revealed on chain (the service held them before) appears in its output.
+   * Rule 7 over everything the process printed: none of its keys, its key files' password, the user's
+   * key, or the secrets the swaps since `mark` revealed on chain (the service held them before) appears
+   * in its output; with key files, no warning of a plaintext key either.
    */
   assertNothingSecretPrinted(service: ServiceProcess, mark: Mark): Promise<void>;
   close(): Promise<void>;
@@ -171,6 +175,11 @@ export interface WorldOptions {
   config?: Record<string, unknown>;
   /** Block times and timelocks by chain over the test registry's (`writeTestRegistry`). */
   registryTimes?: RegistryTimes;
+  /**
+   * The service's keys in key files (key_files, with HASHLOCK_KEY_PASSWORD_FILE) rather than plaintext
+   * in its environment; one secret-box key for every service of the world.
+   */
+  keyFiles?: boolean;
 }
 
 /**
@@ -269,6 +278,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     : {};
   const serviceUrl = (c: Chain) => (c === eth ? proxies.eth : proxies.arb)?.through(c.node.rpcUrl) ?? c.node.rpcUrl;
   const otherAccess = (side: ServiceChain, proxy: TcpProxy | undefined) => [side.chain.key, { ...side.access, rpc_url: proxy?.through(side.rpcUrl) ?? side.rpcUrl }] as const;
+  const keyFiles = options.keyFiles ? writeServiceKeyFiles(dir) : undefined;
   // The dev config, on these chains and the test registry.
   const dev = JSON.parse(readFileSync(DEV_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
   const configPath = join(dir, 'hashlock.json');
@@ -290,6 +300,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
         ...(ltc ? [otherAccess(ltc, proxies.ltc)] : []),
         ...(sol ? [otherAccess(sol, proxies.sol)] : []),
       ]),
+      ...(keyFiles ? { key_files: keyFiles.config } : {}),
       ...options.config,
     }),
   );
@@ -301,16 +312,20 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     await store.close();
     const port = await freePort();
     const api = `http://127.0.0.1:${port}`;
-    const env = {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      HASHLOCK_DATA_DIR: dir,
+    const plaintextKeys = {
       HASHLOCK_SECRET_KEY: randomBytes(32).toString('hex'),
       HASHLOCK_RELAYER_KEY: privateKeyOf(devAccount('relayer')),
       HASHLOCK_SOLVER_KEY: privateKeyOf(devAccount('solver')),
       HASHLOCK_FEE_SIGNER_KEY: privateKeyOf(devAccount('feeSigner')),
+    };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      HASHLOCK_DATA_DIR: dir,
+      ...(keyFiles ? { HASHLOCK_KEY_PASSWORD_FILE: keyFiles.passwordFile } : plaintextKeys),
       PORT: String(port),
     };
+    if (keyFiles) for (const name of [...Object.keys(plaintextKeys), 'HASHLOCK_KEY_PASSWORD']) delete env[name];
     let output = '';
     const healthy = () => fetch(`${api}/health`).then((r) => r.ok, () => false);
     const spawnOne = async (): Promise<ChildProcess> => {
@@ -346,7 +361,8 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     const service: ServiceProcess = {
       api,
       key,
-      keys: [env.HASHLOCK_SECRET_KEY, env.HASHLOCK_RELAYER_KEY, env.HASHLOCK_SOLVER_KEY, env.HASHLOCK_FEE_SIGNER_KEY],
+      keys: keyFiles?.keys ?? Object.values(plaintextKeys),
+      ...(keyFiles ? { keyPassword: keyFiles.password } : {}),
       child: await spawnOne(),
       output: () => output,
       healthy,
@@ -472,8 +488,11 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
       assert.ok(secrets.length > 0, 'the swaps revealed their secrets on chain');
       const output = service.output().toLowerCase();
       assert.ok(output.split('\n').length > 10, 'the service printed its log');
-      const hidden = [...secrets, ...service.keys, privateKeyOf(devAccount('user'))].map((hex) => hex.replace(/^0x/, '').toLowerCase());
+      const hidden = [...secrets, ...service.keys, privateKeyOf(devAccount('user')), ...(service.keyPassword ? [service.keyPassword] : [])].map((hex) =>
+        hex.replace(/^0x/, '').toLowerCase(),
+      );
       for (const value of hidden) assert.ok(!output.includes(value), `rule 7: ${value.slice(0, 6)}... is in the service's output`);
+      if (service.keyPassword) assert.ok(!output.includes('plaintext key'), 'with key files, no plaintext key is warned of');
     },
     assertSettledOnce: async (mark, swaps, destinationAmount) => {
       const start = mark.balances;
@@ -501,4 +520,28 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The service's keys (the dev accounts' relayer, solver and fee signer, a fresh secret-box key) in key
+ * files under `dir`, their password in a file: the config's key_files, and the keys in hex.
+ */
+function writeServiceKeyFiles(dir: string) {
+  const password = randomBytes(12).toString('base64url');
+  const passwordFile = join(dir, 'key-password');
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  const secret = randomBytes(32);
+  const roles = [
+    ['relayer', 'relayer', Buffer.from(privateKeyOf(devAccount('relayer')).slice(2), 'hex')],
+    ['solver', 'solver', Buffer.from(privateKeyOf(devAccount('solver')).slice(2), 'hex')],
+    ['fee_signer', 'fee-signer', Buffer.from(privateKeyOf(devAccount('feeSigner')).slice(2), 'hex')],
+    ['secret', 'secret', secret],
+  ] as const;
+  const config: Record<string, string> = {};
+  for (const [field, role, key] of roles) {
+    // A low scrypt n: the service decrypts every file at each of its (re)starts.
+    writeKeyFile(join(dir, 'keys', `${role}.json`), key, password, { role }, { scryptN: 1024 });
+    config[field] = `keys/${role}.json`;
+  }
+  return { config, password, passwordFile, keys: roles.map(([, , key]) => key.toString('hex')) };
 }
