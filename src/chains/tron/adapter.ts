@@ -32,6 +32,7 @@ export const tronAdapter: ChainAdapter = {
   actionBodies: TRON_ACTION_BODIES,
   // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
   servesInstantRefundHash: true,
+  deployer: async () => (await import('./deploy.ts')).tronDeployer,
   partyOfKey: (_chain, privateKey) => tronAddressOfKey(privateKey),
   swapWallet: tronSwapWallet,
   connect: connectTronChain,

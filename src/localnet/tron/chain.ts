@@ -1,10 +1,12 @@
 import { TronWeb, utils } from 'tronweb';
-import { numberToHex, type Hex } from 'viem';
+import { keccak256, numberToHex, type Hex } from 'viem';
+import { tronContractAddress } from '../../chains/tron/creation.ts';
 import type { AnvilNode } from '../evm/anvil.ts';
 import { blockIdOf, refBlockBytesOf, refBlockHashOf, tronBlockJson, type EvmBlock } from './blocks.ts';
 import { outcomeOf, transactionInfoJson, type EvmReceipt } from './receipts.ts';
+import { smartContractJson, tronAbiEntry } from './smart-contracts.ts';
 import { TransactionIndex, type IndexedTransaction } from './transaction-index.ts';
-import { checkExpiration, checkHash, checkSignature, checkTapos, TransactionRefused, type TronTransaction } from './transaction-rules.ts';
+import { checkCreate, checkExpiration, checkHash, checkSignature, checkTapos, TransactionRefused, type TransactionCall, type TronTransaction } from './transaction-rules.ts';
 
 /** TRX has 6 decimals (SUN); the EVM's ether 18: one SUN is 10^12 wei. */
 export const WEI_PER_SUN = 10n ** 12n;
@@ -25,6 +27,18 @@ export interface ContractCall {
   contract: string;
   data: string;
   callValue: bigint;
+  feeLimit: bigint;
+}
+
+/** A creation as `wallet/deploycontract` takes it: the owner as 41-hex, `bytecode` with the constructor's parameter appended. */
+export interface CreateRequest {
+  owner: string;
+  abi: Record<string, unknown>[];
+  bytecode: string;
+  callValue: bigint;
+  consumeUserResourcePercent: number;
+  originEnergyLimit: number;
+  name: string;
   feeLimit: bigint;
 }
 
@@ -101,7 +115,7 @@ export class TronChain {
 
   async blockId(number: number): Promise<string | undefined> {
     const block = await this.evmBlock(number);
-    return block && blockIdOf(block.number, block.hash);
+    return block && blockIdOf(block.number, block.hash, this.anvil.chainId);
   }
 
   /**
@@ -113,10 +127,10 @@ export class TronChain {
     if (number < 0 || number > (confirmed ? await this.solidNumber() : await this.headNumber())) return undefined;
     const block = await this.evmBlock(number);
     if (!block) return undefined;
-    if (!detail) return tronBlockJson(block, []);
+    if (!detail) return tronBlockJson(block, [], this.anvil.chainId);
     let json = this.blocks.get(block.hash);
     if (!json) {
-      json = Promise.all(block.transactions.flatMap((hash) => this.index.byEvm(hash) ?? []).map((entry) => this.transactionWithResult(entry))).then((transactions) => tronBlockJson(block, transactions));
+      json = Promise.all(block.transactions.flatMap((hash) => this.index.byEvm(hash) ?? []).map((entry) => this.transactionWithResult(entry))).then((transactions) => tronBlockJson(block, transactions, this.anvil.chainId));
       this.blocks.set(block.hash, json);
       json.catch(() => this.blocks.delete(block.hash));
       if (this.blocks.size > BLOCK_CACHE_SIZE) this.blocks.delete(this.blocks.keys().next().value!);
@@ -153,22 +167,62 @@ export class TronChain {
 
   /** The transaction java-tron's `wallet/triggersmartcontract` builds: referencing the head block, valid for a minute past it. */
   async buildTrigger(call: ContractCall, visible: boolean): Promise<Record<string, unknown>> {
-    const head = (await this.evmBlock(await this.headNumber()))!;
-    const code = (await this.anvil.rpc('eth_getCode', [evmAddress(call.contract), 'latest'])) as Hex;
-    if (strip(code) === '') throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', 'No contract or not a valid smart contract');
+    if (!(await this.hasCode(call.contract))) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', 'No contract or not a valid smart contract');
     const address = (hex41: string) => (visible ? TronWeb.address.fromHex(hex41) : hex41);
     const value: Record<string, unknown> = { data: call.data, owner_address: address(call.owner), contract_address: address(call.contract) };
     if (call.callValue > 0n) value.call_value = Number(call.callValue);
+    return this.built({ parameter: { value, type_url: 'type.googleapis.com/protocol.TriggerSmartContract' }, type: 'TriggerSmartContract' }, call.feeLimit, visible);
+  }
+
+  /**
+   * The transaction java-tron's `wallet/deploycontract` builds, as a trigger's (nothing is checked before the
+   * broadcast), with the `contract_address` its contract will get.
+   */
+  async buildCreate(request: CreateRequest, visible: boolean): Promise<Record<string, unknown>> {
+    const address = (hex41: string) => (visible ? TronWeb.address.fromHex(hex41) : hex41);
+    const created: Record<string, unknown> = { origin_address: address(request.owner), abi: { entrys: request.abi.map(tronAbiEntry) } };
+    if (request.bytecode !== '') created.bytecode = request.bytecode;
+    if (request.callValue > 0n) created.call_value = Number(request.callValue);
+    if (request.consumeUserResourcePercent > 0) created.consume_user_resource_percent = request.consumeUserResourcePercent;
+    if (request.name !== '') created.name = request.name;
+    if (request.originEnergyLimit > 0) created.origin_energy_limit = request.originEnergyLimit;
+    const value = { owner_address: address(request.owner), new_contract: created };
+    const tx = await this.built({ parameter: { value, type_url: 'type.googleapis.com/protocol.CreateSmartContract' }, type: 'CreateSmartContract' }, request.feeLimit, visible);
+    return { ...tx, contract_address: tronContractAddress(String(tx.txID), request.owner) };
+  }
+
+  /** An unsigned transaction of one contract, referencing the head block, valid for a minute past it. */
+  private async built(contract: Record<string, unknown>, feeLimit: bigint, visible: boolean): Promise<Record<string, unknown>> {
+    const head = (await this.evmBlock(await this.headNumber()))!;
     const raw_data = {
-      contract: [{ parameter: { value, type_url: 'type.googleapis.com/protocol.TriggerSmartContract' }, type: 'TriggerSmartContract' }],
+      contract: [contract],
       ref_block_bytes: refBlockBytesOf(head.number),
-      ref_block_hash: refBlockHashOf(blockIdOf(head.number, head.hash)),
+      ref_block_hash: refBlockHashOf(blockIdOf(head.number, head.hash, this.anvil.chainId)),
       expiration: head.timestamp * 1000 + BUILT_EXPIRATION_MS,
-      fee_limit: Number(call.feeLimit),
+      fee_limit: Number(feeLimit),
       timestamp: Date.now(),
     };
     const pb: unknown = utils.transaction.txJsonToPb({ raw_data, visible });
     return { visible, txID: strip(utils.transaction.txPbToTxID(pb)), raw_data, raw_data_hex: utils.transaction.txPbToRawDataHex(pb) };
+  }
+
+  private async code(address41: string): Promise<string> {
+    return strip((await this.anvil.rpc('eth_getCode', [evmAddress(address41), 'latest'])) as Hex);
+  }
+
+  private async hasCode(address41: string): Promise<boolean> {
+    return (await this.code(address41)) !== '';
+  }
+
+  /**
+   * `wallet/getcontract` (and `getcontractinfo`, `info`): the contract at `address` (41-hex) as its creation
+   * made it, and its runtime code; {} where no contract is.
+   */
+  async contract(address: string, visible: boolean, info = false): Promise<Record<string, unknown>> {
+    const code = await this.code(address);
+    if (code === '') return {};
+    const smart = smartContractJson({ address, codeHash: keccak256(`0x${code}`).slice(2), creationHex: this.index.creationOf(address)?.tx.raw_data_hex, visible });
+    return info ? { runtimecode: code, smart_contract: smart } : smart;
   }
 
   /** `wallet/triggerconstantcontract`: the call run on the head state, nothing kept. */
@@ -190,12 +244,13 @@ export class TronChain {
 
   /**
    * `wallet/broadcasttransaction`: Tron's checks in turn (bytes and id, the owner's signature,
-   * expiration, the reference block, a duplicate), then the call runs on anvil from the owner with
-   * energy up to its fee_limit (and the owner's balance) at the energy price.
+   * expiration, the reference block, a duplicate), then the transaction runs on anvil from the owner with
+   * energy up to its fee_limit (and the owner's balance) at the energy price. A creation is mined at once.
    */
   broadcast(body: unknown): Promise<{ result: true; txid: string } | { code: string; txid?: string; message: string }> {
     return this.serial(async () => {
       let txid: string | undefined;
+      let entry: IndexedTransaction;
       try {
         const { tx, call } = checkHash(body);
         txid = tx.txID.toLowerCase();
@@ -204,40 +259,81 @@ export class TronChain {
         checkExpiration(call.expiration, head.timestamp * 1000);
         await checkTapos(call, head.number, (n) => this.blockId(n));
         if (this.index.has(txid)) throw new TransactionRefused('DUP_TRANSACTION_ERROR', 'Dup transaction.');
-        await this.run(tx, call);
+        entry = await this.run(tx, call);
       } catch (err) {
         if (!(err instanceof TransactionRefused)) throw err;
         return { code: err.code, ...(txid ? { txid } : {}), message: Buffer.from(err.message).toString('hex') };
       }
-      if (this.mineEachTransaction) await this.mineBlock();
+      if (entry.contract) await this.placeCreated(entry);
+      else if (this.mineEachTransaction) await this.mineBlock();
       this.index.save();
       return { result: true as const, txid };
     });
   }
 
-  private async run(tx: TronTransaction, call: ReturnType<typeof checkHash>['call']): Promise<void> {
+  /**
+   * Sends the transaction to anvil from its owner (impersonated). A creation runs its creation code as
+   * the code of the contract's Tron address, so the constructor sees that address as `address(this)` and
+   * writes its storage and immutables there; `placeCreated` then puts the runtime code it returned there.
+   */
+  private async run(tx: TronTransaction, call: TransactionCall): Promise<IndexedTransaction> {
     if (call.feeLimit <= 0n || call.feeLimit > MAX_FEE_LIMIT_SUN) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', `fee_limit must be from 1 to ${MAX_FEE_LIMIT_SUN} SUN`);
     const balance = await this.balanceSun(call.owner);
     if (balance < call.callValue) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', `balance ${balance} SUN is not enough for call_value ${call.callValue}`);
-    const code = (await this.anvil.rpc('eth_getCode', [evmAddress(call.contract), 'latest'])) as Hex;
-    if (strip(code) === '') throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', 'No contract or not a valid smart contract');
+    let to: string;
+    let data = '';
+    if (call.type === 'TriggerSmartContract') {
+      if (!(await this.hasCode(call.contract))) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', 'No contract or not a valid smart contract');
+      to = call.contract;
+      data = call.data;
+    } else {
+      checkCreate(call);
+      to = tronContractAddress(tx.txID, call.owner);
+      if (await this.hasCode(to)) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', `Trying to create a contract with existing contract address: ${TronWeb.address.fromHex(to)}`);
+    }
     // Energy up to fee_limit, and no more than the TRX left after call_value pays for (java-tron caps it the same way).
     const affordable = balance - call.callValue < call.feeLimit ? balance - call.callValue : call.feeLimit;
     let gasLimit = affordable / this.energyPriceSun;
     if (gasLimit > BLOCK_GAS_LIMIT) gasLimit = BLOCK_GAS_LIMIT;
-    const intrinsic = 21_000n + BigInt(Buffer.from(call.data, 'hex').reduce((sum, byte) => sum + (byte === 0 ? 4 : 16), 0));
+    const intrinsic = 21_000n + BigInt(Buffer.from(data, 'hex').reduce((sum, byte) => sum + (byte === 0 ? 4 : 16), 0));
     if (gasLimit < intrinsic) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', `fee_limit ${call.feeLimit} SUN (and the balance) do not cover the ${intrinsic} energy a call starts with`);
     const from = evmAddress(call.owner);
+    if (call.type === 'CreateSmartContract') await this.anvil.rpc('anvil_setCode', [evmAddress(to), `0x${call.bytecode}`]);
     await this.anvil.rpc('anvil_impersonateAccount', [from]);
     let evmHash: Hex;
     try {
       evmHash = (await this.anvil.rpc('eth_sendTransaction', [
-        { from, to: evmAddress(call.contract), data: `0x${call.data}`, value: numberToHex(call.callValue * WEI_PER_SUN), gas: numberToHex(gasLimit), gasPrice: numberToHex(this.energyPriceSun * WEI_PER_SUN) },
+        { from, to: evmAddress(to), data: `0x${data}`, value: numberToHex(call.callValue * WEI_PER_SUN), gas: numberToHex(gasLimit), gasPrice: numberToHex(this.energyPriceSun * WEI_PER_SUN) },
       ])) as Hex;
+    } catch (err) {
+      if (call.type === 'CreateSmartContract') await this.anvil.rpc('anvil_setCode', [evmAddress(to), '0x']);
+      throw err;
     } finally {
       await this.anvil.rpc('anvil_stopImpersonatingAccount', [from]);
     }
-    this.index.add({ tx, evmHash, gasLimit: gasLimit.toString() });
+    const entry: IndexedTransaction = { tx, evmHash, gasLimit: gasLimit.toString(), ...(call.type === 'CreateSmartContract' ? { contract: to } : {}) };
+    this.index.add(entry);
+    return entry;
+  }
+
+  /**
+   * Mines a creation's block now and puts the runtime code its creation code returned (anvil's call
+   * trace has it) at the contract's address, or none when it failed: until then the address holds the
+   * creation code, which no other transaction may run.
+   */
+  private async placeCreated(entry: IndexedTransaction): Promise<void> {
+    let receipt: EvmReceipt | undefined;
+    for (let blocks = 0; !receipt; blocks++) {
+      if (blocks === 3) throw new Error(`the creation ${entry.tx.txID} was in none of 3 blocks`);
+      await this.mineBlock();
+      receipt = await this.receipt(entry);
+    }
+    let runtime: Hex = '0x';
+    if (Number(receipt.status) === 1) {
+      const trace = (await this.anvil.rpc('debug_traceTransaction', [entry.evmHash, { tracer: 'callTracer' }])) as { output?: Hex };
+      runtime = trace.output ?? '0x';
+    }
+    await this.anvil.rpc('anvil_setCode', [evmAddress(entry.contract!), runtime]);
   }
 
   private async receipt(entry: IndexedTransaction): Promise<EvmReceipt | undefined> {

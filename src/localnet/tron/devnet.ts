@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { encodeDeployData, encodeFunctionData, getContractAddress, numberToHex, parseUnits, type Hex } from 'viem';
+import { encodeDeployData, encodeFunctionData, getContractAddress, hexToBytes, numberToHex, parseUnits, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmHexToTron, tronToEvmHex } from '../../chains/tron/address.ts';
+import { tronDeployer } from '../../chains/tron/deploy.ts';
 import type { Chain } from '../../chains/registry.ts';
-import { devAccount } from '../accounts.ts';
+import { devAccount, privateKeyOf } from '../accounts.ts';
 import { portIsFree } from '../free-port.ts';
 import type { FamilyDevnet } from '../local-chain.ts';
 import { leftoverNotes, stopLeftovers } from '../node-process.ts';
@@ -37,9 +38,12 @@ async function sendMined(localnet: TronLocalnet, tx: { from: Hex; to?: Hex; data
 
 /**
  * Deploys the test USDT and the Tron HTLC from the deployer at its nonces 0 and 1, where the registry
- * names them (checked, not assumed), and funds the solver, the relayer and the test user with TRX and
- * USDT. Contracts are placed by the EVM's rules (Tron's own contract addresses are not emulated). A
- * chain restarted from its saved state has them already: nothing is redeployed.
+ * names them, and funds the solver, the relayer and the test user with TRX and USDT. They are placed by
+ * the EVM's rules: a Tron creation cannot land at an address named in advance (its address comes from
+ * the transaction's id, which covers its reference block, expiration and timestamp). `hashlock deploy`'s
+ * Tron deployer then finds the HTLC where the registry names it, by its code and `token()` through the
+ * HTTP API, as it would on any chain. A chain restarted from its saved state has them already: nothing
+ * is redeployed.
  */
 export async function deployTronLocalnet(chain: Chain, localnet: TronLocalnet): Promise<TronDeployment> {
   const asset = chain.assets.find((a) => a.symbol === 'usdt');
@@ -52,9 +56,26 @@ export async function deployTronLocalnet(chain: Chain, localnet: TronLocalnet): 
     throw new Error(`${chain.key}: the registry's usdt ${deployment.usdt} and HTLC ${deployment.usdtHtlc} are not the deployer's first two contracts (${planned.join(', ')})`);
   }
   const codes = await Promise.all([deployment.usdt, deployment.usdtHtlc].map((a) => rpc('eth_getCode', [tronToEvmHex(a), 'latest']) as Promise<Hex>));
-  if (codes.every((code) => code !== '0x')) return deployment;
+  if (codes.some((code) => code === '0x')) await placeAndFund(chain.key, localnet, deployment);
+  const found = await tronDeployer({
+    chain,
+    access: { rpc_url: localnet.url },
+    deployerKey: hexToBytes(privateKeyOf(devAccount('deployer'))),
+    assets: [asset],
+    previous: undefined,
+    options: {},
+    log: () => {},
+  });
+  if (found.contracts[0]?.address !== deployment.usdtHtlc) throw new Error(`${chain.key}: the Tron deployer found the usdt HTLC at ${found.contracts[0]?.address}, not at ${deployment.usdtHtlc}`);
+  return deployment;
+}
+
+/** The deployer's first two contracts (the USDT and its HTLC) on a new chain, and the dev accounts' TRX and USDT. */
+async function placeAndFund(chainKey: string, localnet: TronLocalnet, deployment: TronDeployment): Promise<void> {
+  const rpc = (method: string, params: unknown[]) => localnet.chain.anvil.rpc(method, params);
+  const deployer = devAccount('deployer').address;
   if (Number(await rpc('eth_getTransactionCount', [deployer, 'latest'])) !== 0) {
-    throw new Error(`the deployer on ${chain.key} has sent transactions before: delete its state (anvil-${chain.key}.json and tron-${chain.key}.json in the data directory) to start it afresh`);
+    throw new Error(`the deployer on ${chainKey} has sent transactions before: delete its state (anvil-${chainKey}.json and tron-${chainKey}.json in the data directory) to start it afresh`);
   }
   const token = tronContractArtifact('TestToken');
   const htlc = tronContractArtifact('TronHTLC');
@@ -67,7 +88,6 @@ export async function deployTronLocalnet(chain: Chain, localnet: TronLocalnet): 
     const data = encodeFunctionData({ abi: token.abi, functionName: 'mint', args: [devAccount(role).address, parseUnits(amount, 6)] });
     await sendMined(localnet, { from: deployer, to: tronToEvmHex(deployment.usdt), data });
   }
-  return deployment;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { TronWeb } from 'tronweb';
 import { keccak256, toBytes } from 'viem';
 import { normalizeTronAddress } from '../../chains/tron/address.ts';
-import type { ContractCall, TronChain } from './chain.ts';
+import type { ContractCall, CreateRequest, TronChain } from './chain.ts';
 import { TransactionRefused } from './transaction-rules.ts';
 
 /** A request's fault, answered as java-tron answers one: `{"Error": "..."}`. */
@@ -52,6 +52,31 @@ function callOf(body: Body, ownerFallback?: string): ContractCall {
     contract: address41(body, 'contract_address'),
     data,
     callValue: BigInt(whole(body, 'call_value', 0)),
+    feeLimit: BigInt(whole(body, 'fee_limit', 0)),
+  };
+}
+
+/** A creation as `wallet/deploycontract` takes it: `abi` the JSON of the ABI's entries (a string, as java-tron reads it, or the array), `parameter` appended to `bytecode`. */
+function createOf(body: Body): CreateRequest {
+  let abi: unknown = body.abi ?? [];
+  if (typeof abi === 'string') {
+    try {
+      abi = JSON.parse(abi);
+    } catch {
+      throw new BadRequest('abi: not JSON');
+    }
+  }
+  if (!Array.isArray(abi) || !abi.every((entry) => typeof entry === 'object' && entry !== null)) throw new BadRequest('abi: must be the array of the ABI\'s entries');
+  const name = body.name ?? '';
+  if (typeof name !== 'string') throw new BadRequest('name: must be a string');
+  return {
+    owner: address41(body, 'owner_address'),
+    abi: abi as Record<string, unknown>[],
+    bytecode: hexField(body, 'bytecode') + hexField(body, 'parameter'),
+    callValue: BigInt(whole(body, 'call_value', 0)),
+    consumeUserResourcePercent: whole(body, 'consume_user_resource_percent', 0),
+    originEnergyLimit: whole(body, 'origin_energy_limit', 0),
+    name,
     feeLimit: BigInt(whole(body, 'fee_limit', 0)),
   };
 }
@@ -124,6 +149,9 @@ function walletMethods(chain: TronChain): Record<string, Method> {
         return { result: { code: err.code, message: Buffer.from(err.message).toString('hex') } };
       }
     },
+    deploycontract: (body) => chain.buildCreate(createOf(body), body.visible === true),
+    getcontract: (body) => chain.contract(address41(body, 'value'), body.visible === true),
+    getcontractinfo: (body) => chain.contract(address41(body, 'value'), body.visible === true, true),
     broadcasttransaction: (body) => chain.broadcast(body),
   };
 }

@@ -32,7 +32,8 @@ export function transactionInfoJson(entry: IndexedTransaction, receipt: EvmRecei
   const outcome = outcomeOf(entry, receipt);
   const energy = BigInt(receipt.gasUsed);
   const fee = energy * energyPriceSun;
-  const contractAddress = String(entry.tx.raw_data.contract[0]!.parameter.value.contract_address);
+  // The contract called, or the one a creation creates.
+  const contractAddress = entry.contract ?? String(entry.tx.raw_data.contract[0]!.parameter.value.contract_address);
   return {
     id: entry.tx.txID.toLowerCase(),
     fee: Number(fee),

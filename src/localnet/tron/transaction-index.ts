@@ -8,6 +8,8 @@ export interface IndexedTransaction {
   evmHash: Hex;
   /** The gas limit it ran with (energy limit plus the EVM's intrinsic cost), to tell running out of energy from a revert. */
   gasLimit: string;
+  /** A CreateSmartContract's: the address of the contract it creates (41-prefixed hex). */
+  contract?: string;
 }
 
 /**
@@ -18,6 +20,7 @@ export interface IndexedTransaction {
 export class TransactionIndex {
   private readonly byId = new Map<string, IndexedTransaction>();
   private readonly byEvmHash = new Map<string, string>();
+  private readonly byContract = new Map<string, string>();
   /** Whether a transaction came since the file was written: a chain mines every 3 s, mostly with none. */
   private unsaved = false;
 
@@ -32,6 +35,7 @@ export class TransactionIndex {
   add(entry: IndexedTransaction): void {
     this.byId.set(entry.tx.txID.toLowerCase(), entry);
     this.byEvmHash.set(entry.evmHash.toLowerCase(), entry.tx.txID.toLowerCase());
+    if (entry.contract) this.byContract.set(entry.contract.toLowerCase(), entry.tx.txID.toLowerCase());
     this.unsaved = true;
   }
 
@@ -45,6 +49,12 @@ export class TransactionIndex {
 
   byEvm(hash: string): IndexedTransaction | undefined {
     const txID = this.byEvmHash.get(hash.toLowerCase());
+    return txID === undefined ? undefined : this.byId.get(txID);
+  }
+
+  /** The CreateSmartContract transaction that creates the contract at `address` (41-prefixed hex). */
+  creationOf(address: string): IndexedTransaction | undefined {
+    const txID = this.byContract.get(address.toLowerCase());
     return txID === undefined ? undefined : this.byId.get(txID);
   }
 

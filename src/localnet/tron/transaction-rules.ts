@@ -27,11 +27,9 @@ export class TransactionRefused extends Error {
 /** java-tron refuses an expiration more than a day past the head block. */
 export const MAX_EXPIRATION_MS = 24 * 60 * 60 * 1000;
 
-/** The one contract a TriggerSmartContract transaction carries, decoded from the signed bytes. */
-export interface TriggerCall {
+/** What every transaction the local chain runs carries, decoded from the signed bytes. Addresses are 41-prefixed hex. */
+interface TransactionCommon {
   owner: string;
-  contract: string;
-  data: string;
   callValue: bigint;
   feeLimit: bigint;
   expiration: number;
@@ -39,20 +37,89 @@ export interface TriggerCall {
   refBlockHash: string;
 }
 
+/** A TriggerSmartContract transaction: a call of `contract`. */
+export interface TriggerCall extends TransactionCommon {
+  type: 'TriggerSmartContract';
+  contract: string;
+  data: string;
+}
+
+/** A CreateSmartContract transaction: `bytecode` (creation code and constructor arguments) run to create a contract. */
+export interface CreateCall extends TransactionCommon {
+  type: 'CreateSmartContract';
+  origin: string;
+  bytecode: string;
+  name: string;
+  consumeUserResourcePercent: number;
+  originEnergyLimit: number;
+}
+
+export type TransactionCall = TriggerCall | CreateCall;
+
 const HEX = /^[0-9a-fA-F]*$/;
+const RUNS = ['TriggerSmartContract', 'CreateSmartContract'];
+
+/** The fields of raw_data that TronWeb's deserializer answers beside the contract. */
+interface RawCommon {
+  fee_limit: number;
+  expiration: number;
+  ref_block_bytes: string;
+  ref_block_hash: string;
+}
+type Decoded<V> = RawCommon & { contract: [{ parameter: { value: V } }] };
+
+/** The contract of the signed bytes, as TronWeb's deserializer reads them. */
+function decodeCall(type: string, rawDataHex: string): TransactionCall {
+  if (type === 'CreateSmartContract') {
+    type Create = { owner_address: string; new_contract: { origin_address: string; bytecode: string; call_value: number; name: string; consume_user_resource_percent: number; origin_energy_limit: number } | null };
+    const raw = utils.deserializeTx.deserializeTransaction('CreateSmartContract', rawDataHex) as Decoded<Create>;
+    const value = raw.contract[0].parameter.value;
+    if (!value.new_contract) throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', 'the CreateSmartContract has no new_contract');
+    const created = value.new_contract;
+    return {
+      type: 'CreateSmartContract',
+      owner: value.owner_address.toLowerCase(),
+      origin: created.origin_address.toLowerCase(),
+      bytecode: created.bytecode.toLowerCase(),
+      name: created.name,
+      consumeUserResourcePercent: created.consume_user_resource_percent,
+      originEnergyLimit: created.origin_energy_limit,
+      callValue: BigInt(created.call_value),
+      ...common(raw),
+    };
+  }
+  type Trigger = { owner_address: string; contract_address: string; data: string; call_value: number };
+  const raw = utils.deserializeTx.deserializeTransaction('TriggerSmartContract', rawDataHex) as Decoded<Trigger>;
+  const value = raw.contract[0].parameter.value;
+  return {
+    type: 'TriggerSmartContract',
+    owner: value.owner_address.toLowerCase(),
+    contract: value.contract_address.toLowerCase(),
+    data: value.data.toLowerCase(),
+    callValue: BigInt(value.call_value),
+    ...common(raw),
+  };
+}
+
+const common = (raw: RawCommon) => ({
+  feeLimit: BigInt(raw.fee_limit),
+  expiration: raw.expiration,
+  refBlockBytes: raw.ref_block_bytes.toLowerCase(),
+  refBlockHash: raw.ref_block_hash.toLowerCase(),
+});
 
 /**
  * The transaction's bytes and id agree with its JSON: the JSON encodes to `raw_data_hex` and `txID`
  * is sha256 of those bytes. Answers the call the bytes hold.
  */
-export function checkHash(tx: unknown): { tx: TronTransaction; call: TriggerCall } {
+export function checkHash(tx: unknown): { tx: TronTransaction; call: TransactionCall } {
   const t = tx as Partial<TronTransaction> | null;
   if (typeof t !== 'object' || t === null || typeof t.txID !== 'string' || typeof t.raw_data !== 'object' || typeof t.raw_data_hex !== 'string' || !HEX.test(t.raw_data_hex)) {
     throw new TransactionRefused('OTHER_ERROR', 'the transaction needs txID, raw_data and raw_data_hex');
   }
   const contract = t.raw_data.contract?.[0];
-  if (t.raw_data.contract?.length !== 1 || contract?.type !== 'TriggerSmartContract') {
-    throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', 'the local Tron chain runs TriggerSmartContract transactions only, one contract each');
+  if (t.raw_data.contract?.length !== 1 || !RUNS.includes(contract?.type ?? '')) {
+    throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', `the local Tron chain runs ${RUNS.join(' and ')} transactions only, one contract each`);
   }
   let rawDataHex: string;
   let txID: string;
@@ -65,27 +132,21 @@ export function checkHash(tx: unknown): { tx: TronTransaction; call: TriggerCall
   }
   if (rawDataHex.toLowerCase() !== t.raw_data_hex.toLowerCase()) throw new TransactionRefused('OTHER_ERROR', 'raw_data does not match raw_data_hex');
   if (txID.toLowerCase() !== t.txID.toLowerCase()) throw new TransactionRefused('OTHER_ERROR', 'txID is not sha256 of raw_data');
-  const raw = utils.deserializeTx.deserializeTransaction('TriggerSmartContract', rawDataHex) as {
-    contract: [{ parameter: { value: { owner_address: string; contract_address: string; data: string; call_value: number } } }];
-    fee_limit: number;
-    expiration: number;
-    ref_block_bytes: string;
-    ref_block_hash: string;
+  return { tx: t as TronTransaction, call: decodeCall(contract!.type, rawDataHex) };
+}
+
+/**
+ * java-tron's checks of a creation before it runs (its VMActuator's): the owner is the contract's origin,
+ * a name of at most 32 bytes, a consume_user_resource_percent from 0 to 100, an origin_energy_limit above 0.
+ */
+export function checkCreate(call: CreateCall): void {
+  const refuse = (message: string): never => {
+    throw new TransactionRefused('CONTRACT_VALIDATE_ERROR', message);
   };
-  const value = raw.contract[0].parameter.value;
-  return {
-    tx: t as TronTransaction,
-    call: {
-      owner: value.owner_address.toLowerCase(),
-      contract: value.contract_address.toLowerCase(),
-      data: value.data.toLowerCase(),
-      callValue: BigInt(value.call_value),
-      feeLimit: BigInt(raw.fee_limit),
-      expiration: raw.expiration,
-      refBlockBytes: raw.ref_block_bytes.toLowerCase(),
-      refBlockHash: raw.ref_block_hash.toLowerCase(),
-    },
-  };
+  if (call.owner !== call.origin) refuse('OwnerAddress is not equals OriginAddress');
+  if (Buffer.byteLength(call.name) > 32) refuse("contractName's length cannot be greater than 32");
+  if (call.consumeUserResourcePercent < 0 || call.consumeUserResourcePercent > 100) refuse('percent must be >= 0 and <= 100');
+  if (call.originEnergyLimit <= 0) refuse('The originEnergyLimit must be > 0');
 }
 
 /** Exactly one signature, the owner's: secp256k1 over the txID bytes, 65 bytes r|s|v. */
@@ -110,7 +171,7 @@ export function checkExpiration(expiration: number, headTimestampMs: number): vo
 }
 
 /** The reference block (TAPOS) is on this chain: the newest block with those low 2 bytes has that hash. */
-export async function checkTapos(call: TriggerCall, head: number, blockIdAt: (number: number) => Promise<string | undefined>): Promise<void> {
+export async function checkTapos(call: Pick<TransactionCall, 'refBlockBytes' | 'refBlockHash'>, head: number, blockIdAt: (number: number) => Promise<string | undefined>): Promise<void> {
   const number = refBlockNumber(call.refBlockBytes, head);
   const blockId = number === undefined ? undefined : await blockIdAt(number);
   if (blockId === undefined || refBlockHashOf(blockId) !== call.refBlockHash) {
