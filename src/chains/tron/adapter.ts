@@ -33,6 +33,7 @@ export const tronAdapter: ChainAdapter = {
   // The initiator's consent to an instant refund is its signature of the Refund(orderId) digest.
   servesInstantRefundHash: true,
   deployer: async () => (await import('./deploy.ts')).tronDeployer,
+  preflight: async () => (await import('./preflight.ts')).tronPreflight,
   partyOfKey: (_chain, privateKey) => tronAddressOfKey(privateKey),
   swapWallet: tronSwapWallet,
   connect: connectTronChain,

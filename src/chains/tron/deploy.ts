@@ -39,11 +39,18 @@ export async function tronRuntimeCode(api: TronApi, address: string): Promise<He
   return typeof code === 'string' && /^([0-9a-fA-F]{2})+$/.test(code) ? `0x${code.toLowerCase()}` : undefined;
 }
 
+/** Why `address` (base58) does not hold the TronHTLC artifact's code locking `token` (base58), or undefined when it does. */
+export async function tronHtlcMismatch(api: TronApi, address: string, token: string, artifact = loadArtifact('tron', 'TronHTLC')): Promise<string | undefined> {
+  const code = await tronRuntimeCode(api, address);
+  if (!code) return `no contract at ${address}`;
+  if (runtimeCodeHash(code, artifact) !== artifact.codeHash) return `the code at ${address} is not the ${artifact.contract} artifact's (code hash ${artifact.codeHash})`;
+  const locked = await new TronHtlcReader(api).token(address);
+  return locked === normalizeTronAddress(token) ? undefined : `${artifact.contract} at ${address} has token() ${locked}, not ${token}`;
+}
+
 /** Whether `address` (base58) holds the TronHTLC artifact's code locking `token` (base58). */
 export async function isTronHtlcOf(api: TronApi, address: string, token: string, artifact = loadArtifact('tron', 'TronHTLC')): Promise<boolean> {
-  const code = await tronRuntimeCode(api, address);
-  if (!code || runtimeCodeHash(code, artifact) !== artifact.codeHash) return false;
-  return (await new TronHtlcReader(api).token(address)) === normalizeTronAddress(token);
+  return (await tronHtlcMismatch(api, address, token, artifact)) === undefined;
 }
 
 /**
