@@ -33,4 +33,5 @@ export const solanaAdapter: ChainAdapter = {
   swapWallet: solanaSwapWallet,
   connect: connectSolanaChain,
   deployer: async () => (await import('./deploy.ts')).solanaDeployer,
+  preflight: async () => (await import('./preflight.ts')).solanaPreflight,
 };

@@ -19,10 +19,12 @@ import {
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   getTransactionEncoder,
+  isSolanaError,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   type Address,
   type Instruction,
   type KeyPairSigner,
@@ -72,6 +74,9 @@ export interface LoaderAccess {
   log?: (line: string) => void;
 }
 
+/** What the reads take: a node and a commitment, with or without the rest of an access (no signer needed). */
+export type LoaderReads = Pick<LoaderAccess, 'rpc' | 'commitment'> & Partial<LoaderAccess>;
+
 /** What a program id holds. */
 export type ProgramOnChain =
   | { kind: 'absent'; lamports: bigint }
@@ -85,7 +90,7 @@ interface AccountRead {
   data: Uint8Array;
 }
 
-async function readAccount(access: LoaderAccess, at: Address): Promise<AccountRead | undefined> {
+async function readAccount(access: LoaderReads, at: Address): Promise<AccountRead | undefined> {
   const { value } = await access.rpc.getAccountInfo(at, { encoding: 'base64', commitment: access.commitment }).send();
   if (!value) return undefined;
   return { owner: value.owner, lamports: value.lamports, executable: value.executable, data: Uint8Array.from(Buffer.from(value.data[0], 'base64')) };
@@ -94,7 +99,7 @@ async function readAccount(access: LoaderAccess, at: Address): Promise<AccountRe
 const isEmptySystemAccount = (account: AccountRead): boolean => account.owner === SYSTEM_PROGRAM_ADDRESS && account.data.length === 0;
 
 /** The program at `programId`: none (an empty system account with lamports counts as none), an upgradeable program, or something else. */
-export async function readProgram(access: LoaderAccess, programId: Address): Promise<ProgramOnChain> {
+export async function readProgram(access: LoaderReads, programId: Address): Promise<ProgramOnChain> {
   const account = await readAccount(access, programId);
   if (!account) return { kind: 'absent', lamports: 0n };
   if (isEmptySystemAccount(account)) return { kind: 'absent', lamports: account.lamports };
@@ -236,6 +241,17 @@ export async function setUpgradeAuthority(access: LoaderAccess, label: string, p
   }
 }
 
+/**
+ * The reason a refused step's simulation logged apart from the runtime's `Program …` lines: the loader's
+ * ELF check says there what it refused (`Unresolved symbol (…) at instruction #…`), while its `failed`
+ * line only says `invalid account data for instruction`.
+ */
+function loaderReason(err: unknown): string {
+  if (!isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) return '';
+  const lines = (err.context.logs ?? []).filter((line) => !line.startsWith('Program ')).slice(-3);
+  return lines.length > 0 ? `: ${lines.join('; ').slice(0, 300)}` : '';
+}
+
 /** Program bytes per Write: what is left of a transaction's 1,232 bytes once the Write's own bytes are in. */
 async function writeChunkBytes(access: LoaderAccess, buffer: Address): Promise<number> {
   const probe = 200; // past 127 bytes, so the data length prefix already has its 2 bytes
@@ -279,7 +295,7 @@ async function land(access: LoaderAccess, label: string, what: string, batches: 
       await rpc.sendTransaction(getBase64EncodedWireTransaction(transaction), { encoding: 'base64', preflightCommitment: commitment, skipPreflight }).send();
     } catch (err) {
       if (isAlreadyProcessed(err)) return;
-      throw new Error(`${label}: sending ${what} failed: ${describeSolanaError(err)}`, { cause: err });
+      throw new Error(`${label}: sending ${what} failed: ${describeSolanaError(err)}${loaderReason(err)}`, { cause: err });
     }
   };
   // Preflight the first sending, so a refusal comes back with the program's logs.

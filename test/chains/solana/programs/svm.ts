@@ -1,9 +1,9 @@
 /**
- * A LiteSVM world for the HTLC programs: both programs built from source and deployed through the
- * Upgradeable Loader, a fee payer, and helpers that send real signed transactions and read the result.
+ * A LiteSVM world for the HTLC programs: both programs deployed through the Upgradeable Loader, a fee
+ * payer, and helpers that send real signed transactions and read the result.
  */
 import assert from 'node:assert/strict';
-import { LiteSVM } from 'litesvm';
+import type { LiteSVM } from 'litesvm';
 import { InstructionErrorCustom, TransactionErrorInstructionError } from 'litesvm/dist/internal.js';
 import {
   addSignersToTransactionMessage,
@@ -31,7 +31,11 @@ import {
   getTokenDecoder,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { deployProgram, localnetProgramKeypair, type DeployedProgram } from '../../../../src/localnet/solana/programs/deploy.ts';
+import { SOLANA_PROGRAMS } from '../../../../src/chains/solana/program-artifacts.ts';
+import { deployUpgradeable } from '../../../../src/chains/solana/program-deploy.ts';
+import { solanaRpc } from '../../../../src/chains/solana/rpc.ts';
+import { startSolanaLocalnet } from '../../../../src/localnet/solana/chain/index.ts';
+import { localnetProgramKeypair } from '../../../../src/localnet/solana/programs/deploy.ts';
 import type { SolanaProgramName } from '../../../../src/localnet/solana/programs/build.ts';
 import type { BuiltPrograms } from '../../../helpers/solana.ts';
 
@@ -49,33 +53,32 @@ export const SOL = 1_000_000_000n;
 export const FEE_PER_SIGNATURE = 5000n;
 
 export class World {
-  readonly svm = new LiteSVM();
   readonly programs = {} as Record<SolanaProgramName, Address>;
-  readonly deployments = {} as Record<SolanaProgramName, DeployedProgram>;
   /** Compute units of each successful program instruction, by label. */
   readonly computeUnits = new Map<string, bigint>();
 
-  private constructor(readonly payer: KeyPairSigner) {}
+  private constructor(
+    readonly svm: LiteSVM,
+    readonly payer: KeyPairSigner,
+  ) {}
 
+  /**
+   * The programs are deployed as `hashlock deploy` and `hashlock dev` deploy them: the shared loader
+   * steps over a local chain's JSON-RPC. The chain's server stops then; the world drives its LiteSVM.
+   */
   static async create(built: BuiltPrograms): Promise<World> {
-    const world = new World(await generateKeyPairSigner());
+    const chain = await startSolanaLocalnet({ slotMs: 0 });
+    const world = new World(chain.svm, await generateKeyPairSigner());
     world.svm.airdrop(world.payer.address, lamports(1000n * SOL));
-    for (const name of ['native_swaps', 'spl_swaps'] as const) {
-      const program = await localnetProgramKeypair(name);
-      world.deployments[name] = await deployProgram({
-        program,
-        payer: world.payer,
-        bytes: built[name],
-        transport: {
-          latestBlockhash: async () => ({ blockhash: world.svm.latestBlockhash(), lastValidBlockHeight: 0n }),
-          minimumBalanceForRentExemption: async (space) => world.svm.minimumBalanceForRentExemption(space),
-          send: async (transaction) => {
-            const result = world.svm.sendTransaction(transaction);
-            if ('err' in result) throw new Error(`deploy transaction failed: ${result.toString()}\n${result.meta().logs().join('\n')}`);
-          },
-        },
-      });
-      world.programs[name] = program.address;
+    try {
+      const access = { rpc: solanaRpc(chain.rpcUrl), payer: world.payer, commitment: 'processed' as const };
+      for (const name of SOLANA_PROGRAMS) {
+        const program = await localnetProgramKeypair(name);
+        await deployUpgradeable(access, { label: name, elf: built[name], program, buffer: await generateKeyPairSigner(), upgradeAuthority: world.payer.address });
+        world.programs[name] = program.address;
+      }
+    } finally {
+      await chain.stop();
     }
     // A deployed program becomes visible from the next slot.
     world.svm.warpToSlot(world.svm.getClock().slot + 1n);
