@@ -1,7 +1,8 @@
 import type { ChainContext, ChainRuntime } from './chains/adapter.ts';
 import { chainAdapter } from './chains/adapters.ts';
 import type { NodeHealth } from './chains/node-health.ts';
-import type { Registry } from './chains/registry.ts';
+import type { Chain, Registry } from './chains/registry.ts';
+import type { Hex } from 'viem';
 import type { ServiceConfig, SolverConfig } from './config/service-config.ts';
 import { runWorker, type LeaseHeartbeat, type LeasedLoop } from './lease-loop.ts';
 import type { Log } from './log.ts';
@@ -125,6 +126,12 @@ function solverKeyActsOn(config: ServiceConfig, registry: Registry, solver: Solv
   return adapter.normalizeParty(chain, address)?.toLowerCase() === adapter.partyOfKey(chain, config.keys.solver).toLowerCase();
 }
 
+/** The relayer's address on `chain`: its key's when this instance holds it, else the config's. */
+function relayerAddress(chain: Chain, key: Hex | undefined, configured: string | undefined): { relayerAddress?: string } {
+  const address = key ? chainAdapter(chain)?.partyOfKey?.(chain, key) : configured;
+  return address ? { relayerAddress: address } : {};
+}
+
 /** Every configured chain with an RPC whose family works chains, connected through its adapter. */
 export function connectChains(
   config: ServiceConfig,
@@ -145,6 +152,7 @@ export function connectChains(
         registry,
         access: { ...access, rpc_url: access.rpc_url },
         ...(config.keys.relayer ? { relayerKey: config.keys.relayer } : {}),
+        ...relayerAddress(chain, config.keys.relayer, access.relayer),
         ...(ownSolver && solverKeyActsOn(config, registry, ownSolver, key) ? { solverKey: config.keys.solver! } : {}),
       }),
     );

@@ -41,17 +41,40 @@ export interface Service {
   registry: Registry;
   api: FastifyInstance;
   url: string;
+  /** The public key this deployment's secrets are sealed to (hex): `secret_public_key` of its API instances. */
+  secretPublicKey: string;
   stop: () => Promise<void>;
 }
+
+/**
+ * What an instance does (`hashlock serve --role`): `api` answers clients and writes jobs, holding no key
+ * (secrets sealed to the workers' public key); `workers` watches the chains, signs and sends, runs the
+ * solver, records events and delivers webhooks, answering only /health and /metrics; `all` both.
+ */
+export type ServiceRole = 'api' | 'workers' | 'all';
 
 export interface ServiceOptions {
   /** The time every decision reads: deadlines, timelocks in seconds, backoff, retries, caches (default: the system clock). */
   clock?: Clock;
+  role?: ServiceRole;
+}
+
+/** The secret box of an instance: an API-only one seals to the workers' public key and opens nothing. */
+function secretBoxOf(config: ServiceConfig, role: ServiceRole): SecretBox {
+  if (role !== 'api') return new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined, config.keys.secret));
+  if (!config.secretPublicKey) {
+    throw new ConfigError("secret_public_key: is required with --role api: the public key the worker instances' secret key seals to (their start line prints it)");
+  }
+  return SecretBox.sealingOnly(config.secretPublicKey);
 }
 
 /** Opens the database, migrates it, loads and syncs the registry and solvers, and serves the API. */
-export async function startService(config: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
+export async function startService(given: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
   const clock = options.clock ?? systemClock;
+  const role = options.role ?? 'all';
+  if (role !== 'all' && !given.databaseUrl) throw new ConfigError(`--role ${role}: instances of separate roles share one PostgreSQL database: set DATABASE_URL`);
+  // An API instance holds no key, whatever its environment or config names.
+  const config: ServiceConfig = role === 'api' ? { ...given, keys: {} } : given;
   const registry = loadRegistry(config.registryPath);
   checkSolvers(config.solvers, registry, 'config');
   const strategies = buildStrategies(config.strategies, config.solvers, registry);
@@ -67,7 +90,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     if (!registry.asset(id)?.isActive) throw new ConfigError(`config: affiliate_fee_assets[${i}]: ${id} is not an active asset`);
   });
   const signingOptions = chainSigningOptions(config.chains, registry);
-  const secrets = new SecretBox(loadSecretKey(process.env, config.dataDir, config.databaseUrl !== undefined, config.keys.secret));
+  const secrets = secretBoxOf(config, role);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   const stoppers: Array<() => unknown> = [];
   // Every worker stops at once (each aborts its own work in progress), the API with them.
@@ -111,7 +134,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
             }),
           }
         : {}),
-      ...(config.keys.relayer ? { relayer: { actionsFor: (chainKey: string) => runtimes.get(chainKey)?.clientActions } } : {}),
+      ...(config.keys.relayer || role === 'api' ? { relayer: { actionsFor: (chainKey: string) => runtimes.get(chainKey)?.clientActions } } : {}),
+      ...(role === 'workers' ? { operationsOnly: true } : {}),
       version: VERSION,
       logger: { level: config.logLevel },
       orderCacheMs: config.orderCacheMs,
@@ -125,16 +149,6 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     });
     const failed = failureReporter(api.log);
     for (const [key, runtime] of connectChains(config, registry, { db: store.db, clock, secrets, instance, log: api.log })) runtimes.set(key, runtime);
-    const balances = new SolverBalanceReader(store.db, registry, config.solvers, runtimes);
-    const readBalances = async () => {
-      try {
-        await balances.refresh();
-      } catch (err) {
-        failed(err, 'reading the solver balances failed');
-      }
-    };
-    await readBalances();
-    stoppers.push(every(5_000, readBalances));
     // The chains' preflight checks (chain id, contract code, balances against their minimums, clock), at
     // start and every minute: what /health reports as degraded and hashlock_chain_check_status shows.
     const runChecks = async () => {
@@ -150,81 +164,94 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       await firstChecks;
       await stopChecks();
     });
+    // What watches the chains, signs and sends, and answers for the service: never on an API-only instance.
+    if (role !== 'api') {
+      const balances = new SolverBalanceReader(store.db, registry, config.solvers, runtimes);
+      const readBalances = async () => {
+        try {
+          await balances.refresh();
+        } catch (err) {
+          failed(err, 'reading the solver balances failed');
+        }
+      };
+      await readBalances();
+      stoppers.push(every(5_000, readBalances));
 
-    stoppers.push(...(await startChainWorkers(store, runtimes, { instance, heartbeat, timing, nodeHealth, log: api.log, failed })));
+      stoppers.push(...(await startChainWorkers(store, runtimes, { instance, heartbeat, timing, nodeHealth, log: api.log, failed })));
 
-    // The order event log (one instance records, under its lease, writing the webhook outbox with each
-    // event) and the solver this instance's key is (one instance per solver) both run whenever an
-    // order changes: every write of an order, its swaps or fees notifies `order_changed` at commit.
-    const recorder = new OrderRecorder(store.db, [enqueueWebhookDeliveries], clock);
-    const recorderLoop = runWorker(
-      store.db,
-      timing.timed({ lease: 'order-events', intervalMs: 1_000, tick: async (signal) => void (await recorder.tick(signal)) }),
-      { holder: instance, heartbeat, onError: (err) => failed(err, 'recording order events failed') },
-    );
-    stoppers.push(() => recorderLoop.stop());
-    const onOrderChanged: Array<(orderId: string) => void> = [
-      (orderId) => {
-        recorder.touch(orderId);
-        recorderLoop.wake();
-      },
-    ];
-    const solverChains = [...runtimes.values()].flatMap((r) => (r.solver ? [r.solver] : []));
-    const ownSolver = findOwnSolver(config, registry);
-    if (ownSolver && solverChains.length > 0) {
-      const solver = new Solver(store.db, ownSolver.id, solverChains, secrets, {
-        marginSeconds: config.solverRule2MarginSeconds,
-        log: api.log.child({ worker: 'solver' }),
-        clock,
-        clientActions: (chainKey) => runtimes.get(chainKey)?.clientActions,
-      });
-      const loop = startSolverLoop(store, solver, { instance, heartbeat, timing, failed });
-      stoppers.push(() => loop.stop());
-      // A pass looks first at the orders that changed, and once a second regardless.
-      onOrderChanged.push(loop.touch);
-    }
-    // Webhook deliveries go out from every instance (each delivery claimed by one).
-    stoppers.push(
-      await startWebhookDelivery(store, {
-        secrets,
-        worker: instance,
-        clock,
-        allowPrivateAddresses: config.webhooksAllowPrivateAddresses,
-        keepDeliveriesMs: config.webhooksKeepDeliveriesDays * 86_400_000,
-        log: api.log.child({ worker: 'webhooks' }),
-      }),
-    );
-    stoppers.push(
-      await store.listen('order_changed', {
-        message: (orderId) => onOrderChanged.forEach((handle) => handle(orderId)),
-        // Changes made while not listening are found by a recheck of every order not yet final.
-        connected: (isConnected) => {
-          if (isConnected) recorder.recheck();
+      // The order event log (one instance records, under its lease, writing the webhook outbox with each
+      // event) and the solver this instance's key is (one instance per solver) both run whenever an
+      // order changes: every write of an order, its swaps or fees notifies `order_changed` at commit.
+      const recorder = new OrderRecorder(store.db, [enqueueWebhookDeliveries], clock);
+      const recorderLoop = runWorker(
+        store.db,
+        timing.timed({ lease: 'order-events', intervalMs: 1_000, tick: async (signal) => void (await recorder.tick(signal)) }),
+        { holder: instance, heartbeat, onError: (err) => failed(err, 'recording order events failed') },
+      );
+      stoppers.push(() => recorderLoop.stop());
+      const onOrderChanged: Array<(orderId: string) => void> = [
+        (orderId) => {
+          recorder.touch(orderId);
+          recorderLoop.wake();
         },
-      }),
-    );
-    stoppers.push(
-      every(10_000, async () => {
-        try {
-          const released = await releaseExpiredLiquidity(store.db, unixSeconds(clock));
-          if (released > 0) api.log.info({ released }, 'released the liquidity of expired orders');
-        } catch (err) {
-          failed(err, 'releasing expired liquidity failed');
-        }
-      }),
-    );
-    // A solver that leaves a confirmed source unfunded past its due time stops quoting until the operator restores it.
-    stoppers.push(
-      every(10_000, async () => {
-        try {
-          for (const { solverId, orderId } of await suspendOverdueSolvers(store.db, { nowUnix: unixSeconds(clock), fundWithinSeconds: config.solverFundWithinSeconds })) {
-            api.log.warn({ solver: solverId, order: orderId }, 'solver suspended from quoting: it left a confirmed source unfunded past its due time (hashlock solvers restore to undo)');
+      ];
+      const solverChains = [...runtimes.values()].flatMap((r) => (r.solver ? [r.solver] : []));
+      const ownSolver = findOwnSolver(config, registry);
+      if (ownSolver && solverChains.length > 0) {
+        const solver = new Solver(store.db, ownSolver.id, solverChains, secrets, {
+          marginSeconds: config.solverRule2MarginSeconds,
+          log: api.log.child({ worker: 'solver' }),
+          clock,
+          clientActions: (chainKey) => runtimes.get(chainKey)?.clientActions,
+        });
+        const loop = startSolverLoop(store, solver, { instance, heartbeat, timing, failed });
+        stoppers.push(() => loop.stop());
+        // A pass looks first at the orders that changed, and once a second regardless.
+        onOrderChanged.push(loop.touch);
+      }
+      // Webhook deliveries go out from every instance (each delivery claimed by one).
+      stoppers.push(
+        await startWebhookDelivery(store, {
+          secrets,
+          worker: instance,
+          clock,
+          allowPrivateAddresses: config.webhooksAllowPrivateAddresses,
+          keepDeliveriesMs: config.webhooksKeepDeliveriesDays * 86_400_000,
+          log: api.log.child({ worker: 'webhooks' }),
+        }),
+      );
+      stoppers.push(
+        await store.listen('order_changed', {
+          message: (orderId) => onOrderChanged.forEach((handle) => handle(orderId)),
+          // Changes made while not listening are found by a recheck of every order not yet final.
+          connected: (isConnected) => {
+            if (isConnected) recorder.recheck();
+          },
+        }),
+      );
+      stoppers.push(
+        every(10_000, async () => {
+          try {
+            const released = await releaseExpiredLiquidity(store.db, unixSeconds(clock));
+            if (released > 0) api.log.info({ released }, 'released the liquidity of expired orders');
+          } catch (err) {
+            failed(err, 'releasing expired liquidity failed');
           }
-        } catch (err) {
-          failed(err, 'checking the solvers for overdue fundings failed');
-        }
-      }),
-    );
+        }),
+      );
+      // A solver that leaves a confirmed source unfunded past its due time stops quoting until the operator restores it.
+      stoppers.push(
+        every(10_000, async () => {
+          try {
+            for (const { solverId, orderId } of await suspendOverdueSolvers(store.db, { nowUnix: unixSeconds(clock), fundWithinSeconds: config.solverFundWithinSeconds })) {
+              api.log.warn({ solver: solverId, order: orderId }, 'solver suspended from quoting: it left a confirmed source unfunded past its due time (hashlock solvers restore to undo)');
+            }
+          } catch (err) {
+            failed(err, 'checking the solvers for overdue fundings failed');
+          }
+        }),
+      );
+    }
     // Node's default accept queue (511) overflows when a thousand clients connect at once while the loop
     // is busy; the kernel then drops their SYNs and they retry after 1, 3, 7 s, or time out.
     const address = await api.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
@@ -239,6 +266,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       registry,
       api,
       url: address,
+      secretPublicKey: Buffer.from(secrets.publicKey).toString('hex'),
       // The API closes (answering the requests in flight) while the workers stop; the store last.
       stop: async () => {
         stoppers.push(() => api.close());

@@ -56,6 +56,8 @@ import { SHARED_SCHEMAS } from './schemas.ts';
 import { explorerRoutes } from '../explorer/routes.ts';
 
 export interface ApiOptions {
+  /** Serve /health and /metrics only (`hashlock serve --role workers`): clients are answered by the API instances. */
+  operationsOnly?: boolean;
   store: Store;
   /** The time every decision of the API reads (default: the system clock). */
   clock?: Clock;
@@ -289,6 +291,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     },
   });
   healthRoutes(app, ctx);
+  // A worker instance answers its operators only: health and metrics.
+  if (options.operationsOnly) return app;
   registryRoutes(app, ctx);
   policyRoutes(app, ctx);
   schemaRoutes(app, ctx);

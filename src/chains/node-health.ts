@@ -40,7 +40,12 @@ export class NodeHealth {
 
   failed(chain: string, worker: string, err: unknown): void {
     const key = `${chain}\u0000${worker}`;
-    this.down.set(key, { chain, sinceMs: this.down.get(key)?.sinceMs ?? this.clock.now(), error: safeErrorText(err).slice(0, 200) });
+    this.down.set(key, {
+      chain,
+      sinceMs: this.down.get(key)?.sinceMs ?? this.clock.now(),
+      // The first line only: a client's later lines name the request's URL, which may carry the node's API key.
+      error: safeErrorText(err).split('\n')[0]!.slice(0, 200),
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { ConfigError } from '../config/schema-check.ts';
 import { DEFAULT_PORT } from '../config/service-config.ts';
 import { registerAppsCommand } from './apps.ts';
@@ -10,6 +10,7 @@ import { registerSwapCommand } from './swap.ts';
 import { registerSolversCommand } from './solvers.ts';
 import { registerWebhooksCommand } from './webhooks.ts';
 import { VERSION } from '../version.ts';
+import type { ServiceRole } from '../service.ts';
 
 const program = new Command('hashlock').description('Hashlock cross-chain atomic swap service').version(VERSION);
 
@@ -54,13 +55,23 @@ program
   .command('serve')
   .description('run the service with a config file (real chains, PostgreSQL via DATABASE_URL)')
   .requiredOption('-c, --config <file>', 'service config file')
-  .action(async (opts: { config: string }) => {
-    const config = configOf(opts.config);
-    warnOfPlaintextKeys(config);
+  .addOption(
+    new Option(
+      '--role <role>',
+      'api: answer clients and write jobs, holding no key (secrets sealed to secret_public_key); workers: watch the chains, sign and send, run the solver, deliver webhooks, answering only /health and /metrics; all: both',
+    )
+      .choices(['api', 'workers', 'all'])
+      .default('all'),
+  )
+  .action(async (opts: { config: string; role: ServiceRole }) => {
+    // An API instance reads no key: none is decrypted, no key variable taken.
+    const config = configOf(opts.config, { keys: opts.role !== 'api' });
+    if (opts.role !== 'api') warnOfPlaintextKeys(config);
     const { startService } = await import('../service.ts');
-    const service = await startService(config);
+    const service = await startService(config, { role: opts.role });
     stopOnSignal(service.stop);
-    console.log(`Hashlock API listening on ${service.url}`);
+    console.log(`Hashlock ${opts.role === 'all' ? 'API' : opts.role === 'api' ? 'API (role api: no keys)' : 'workers (role workers: /health and /metrics only)'} listening on ${service.url}`);
+    if (opts.role !== 'api') console.log(`secrets are sealed to ${service.secretPublicKey} (secret_public_key of the --role api instances)`);
   });
 
 program

@@ -26,7 +26,7 @@ export function registerPreflightCommands(program: Command): void {
     .description("apply the database migrations this version brings (under PostgreSQL's migration lock, so instances starting meanwhile wait), then exit")
     .requiredOption('-c, --config <file>', 'service config file')
     .action(async (opts: { config: string }) => {
-      const config = configOf(opts.config);
+      const config = configOf(opts.config, { keys: false });
       const { migrate, migrationStatus, openStore } = await import('../store/database.ts');
       const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
       try {

@@ -39,7 +39,7 @@ export function registerWebhooksCommand(program: Command): void {
         );
         console.log(`added webhook endpoint ${endpoint.id} ${endpoint.url} (${describeStatuses(endpoint.statuses)})`);
         console.log(`signing secret (shown once; verify the Hashlock-Signature header with it):\n${secret}`);
-      });
+      }, { keys: true });
     });
 
   webhooks

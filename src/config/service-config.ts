@@ -179,6 +179,13 @@ export const ServiceConfigSchema = Type.Object(
     affiliate_fee_assets: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     chains: Type.Optional(Type.Record(Type.String(), ChainAccessSchema, { description: 'per chain key: how to reach it' })),
     key_files: Type.Optional(KeyFilesSchema),
+    secret_public_key: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-fA-F]{64}$',
+        description:
+          "the public key secrets are sealed to (64 hex; the worker instances' start line prints it): an instance started with --role api holds it instead of the secret key, so it can seal secrets but not open them",
+      }),
+    ),
     order_cache_ms: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 3_600_000, description: 'safety bound on how long an order stays in the read cache (changes invalidate it at once); 0 turns the cache off' }),
     ),
@@ -288,6 +295,8 @@ export interface ServiceConfig {
   keySources: Partial<Record<KeyRole, 'env' | 'file'>>;
   /** The config's key files by role, absolute paths (the deployer's is decrypted by `hashlock deploy` alone). */
   keyFiles: Partial<Record<KeyRole, string>>;
+  /** `secret_public_key`: what an API-only instance seals to. */
+  secretPublicKey: Uint8Array | undefined;
   orderCacheMs: number;
   /** How long a solver has to fund a destination past the source's confirmations (src/store/solver-records.ts). */
   solverFundWithinSeconds: number;
@@ -322,7 +331,16 @@ export const DEV_CONFIG_PATH = resolve(PACKAGE_ROOT, 'config/hashlock.dev.json')
  * Reads a service config file (paths in it are relative to the file) and applies the environment
  * overrides: PORT, HOST, HASHLOCK_DATA_DIR, DATABASE_URL, HASHLOCK_REGISTRY, LOG_LEVEL.
  */
-export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+export interface LoadOptions {
+  /**
+   * Whether to read the keys (key files, HASHLOCK_*_KEY): false for an instance that holds none (`serve
+   * --role api`) and for commands that sign nothing; `keys` is then empty, `keySources` says where they
+   * would have come from.
+   */
+  keys?: boolean;
+}
+
+export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): ServiceConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -348,7 +366,8 @@ export function loadServiceConfig(path: string, env: NodeJS.ProcessEnv = process
     priceFeed: file.price_feed,
     affiliateFeeAssets: file.affiliate_fee_assets ?? [],
     chains: file.chains ?? {},
-    ...configuredKeys(file.key_files ?? {}, base, env),
+    ...configuredKeys(file.key_files ?? {}, base, env, options.keys ?? true),
+    secretPublicKey: file.secret_public_key ? Buffer.from(file.secret_public_key, 'hex') : undefined,
     orderCacheMs: file.order_cache_ms ?? 60_000,
     solverFundWithinSeconds: file.solver_fund_within_seconds ?? 300,
     solverRule2MarginSeconds: file.solver_rule2_margin_seconds ?? DEFAULT_RULE2_MARGIN_SECONDS,
@@ -399,7 +418,7 @@ const KEY_SOURCES = [
  * The keys from the config's key files (decrypted with the key password) or the environment; a role
  * with a key in both is refused. The deployer's file is only located here: `hashlock deploy` decrypts it.
  */
-function configuredKeys(files: Static<typeof KeyFilesSchema>, base: string, env: NodeJS.ProcessEnv): Pick<ServiceConfig, 'keys' | 'keySources' | 'keyFiles'> {
+function configuredKeys(files: Static<typeof KeyFilesSchema>, base: string, env: NodeJS.ProcessEnv, read: boolean): Pick<ServiceConfig, 'keys' | 'keySources' | 'keyFiles'> {
   const keyFiles: ServiceConfig['keyFiles'] = {};
   const keySources: ServiceConfig['keySources'] = {};
   for (const { role, field, variable } of KEY_SOURCES) {
@@ -414,6 +433,7 @@ function configuredKeys(files: Static<typeof KeyFilesSchema>, base: string, env:
       keySources[role] = 'env';
     }
   }
+  if (!read) return { keys: {}, keySources, keyFiles };
   const decrypting = KEY_SOURCES.some((s) => s.role !== 'deployer' && keyFiles[s.role]);
   const password = decrypting ? requireKeyPassword(env, 'key_files') : '';
   const signingKey = (role: KeyRole, variable: string): `0x${string}` | undefined => {

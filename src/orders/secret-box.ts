@@ -1,30 +1,88 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { x25519 } from '@noble/curves/ed25519.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../config/schema-check.ts';
 
+/** Marks a box sealed to the workers' public key; a box without it is the older symmetric form. */
+const SEALED = Buffer.from('S1');
+const INFO = Buffer.from('hashlock sealed secret v1');
+
 /**
- * Encrypts what the service holds for clients (secrets, per-order keys) at rest with AES-256-GCM.
- * Sealed form: 12-byte nonce, 16-byte tag, ciphertext. A tampered or foreign box fails to open.
+ * Encrypts what the service holds for clients (secrets, per-order keys) at rest, sealed to the
+ * workers' public key: the secret key (32 bytes) is an X25519 private key, and each box is AES-256-GCM
+ * under a key agreed between a fresh ephemeral key and that public key (HKDF-SHA256). An instance that
+ * only answers the API holds the public key alone (`SecretBox.sealingOnly`): it writes boxes it cannot
+ * open. Sealed form: `S1`, the ephemeral public key (32), a 12-byte nonce, the 16-byte tag, the
+ * ciphertext. Boxes of the older form (nonce, tag, ciphertext under the secret key itself) still open.
+ * A tampered or foreign box fails to open.
  */
 export class SecretBox {
-  constructor(private readonly key: Uint8Array) {
+  readonly publicKey: Uint8Array;
+  private readonly key: Uint8Array | undefined;
+
+  constructor(key: Uint8Array) {
     if (key.length !== 32) throw new Error('the secret key must be 32 bytes');
+    this.key = key;
+    this.publicKey = x25519.getPublicKey(key);
+  }
+
+  /** A box that seals to `publicKey` and opens nothing: an API-only instance's. */
+  static sealingOnly(publicKey: Uint8Array): SecretBox {
+    if (publicKey.length !== 32) throw new Error('the sealing public key must be 32 bytes');
+    const box = Object.create(SecretBox.prototype) as { publicKey: Uint8Array; key: undefined };
+    box.publicKey = publicKey;
+    box.key = undefined;
+    return box as unknown as SecretBox;
+  }
+
+  /** Whether this instance can open boxes (it holds the secret key). */
+  get canOpen(): boolean {
+    return this.key !== undefined;
   }
 
   seal(plaintext: Uint8Array): Uint8Array {
+    const ephemeral = randomBytes(32);
+    const ephemeralPublic = x25519.getPublicKey(ephemeral);
+    const key = boxKey(x25519.getSharedSecret(ephemeral, this.publicKey), ephemeralPublic, this.publicKey);
     const nonce = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
+    const cipher = createCipheriv('aes-256-gcm', key, nonce);
     const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-    return Buffer.concat([nonce, cipher.getAuthTag(), body]);
+    return Buffer.concat([SEALED, ephemeralPublic, nonce, cipher.getAuthTag(), body]);
   }
 
   open(sealed: Uint8Array): Uint8Array {
+    if (!this.key) throw new Error('this instance holds no secret key: sealed secrets are opened by the worker instances');
     const bytes = Buffer.from(sealed);
-    const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12));
-    decipher.setAuthTag(bytes.subarray(12, 28));
-    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
+    if (bytes.length >= 62 && bytes.subarray(0, 2).equals(SEALED)) {
+      const ephemeralPublic = bytes.subarray(2, 34);
+      try {
+        return decrypt(boxKey(x25519.getSharedSecret(this.key, ephemeralPublic), ephemeralPublic, this.publicKey), bytes.subarray(34));
+      } catch {
+        // An older box whose random nonce happens to begin with the marker.
+      }
+    }
+    return decrypt(this.key, bytes);
   }
+}
+
+const boxKey = (shared: Uint8Array, ephemeralPublic: Uint8Array, recipient: Uint8Array): Buffer =>
+  Buffer.from(hkdfSync('sha256', shared, Buffer.concat([ephemeralPublic, recipient]), INFO, 32));
+
+/** nonce (12) | tag (16) | ciphertext under `key`. */
+function decrypt(key: Uint8Array, bytes: Buffer): Uint8Array {
+  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
+}
+
+/** The public key boxes are sealed to, from the secret key: what an API-only instance is given. */
+export const sealingPublicKeyOf = (secretKey: Uint8Array): Uint8Array => x25519.getPublicKey(secretKey);
+
+/** A sealing public key as the config names it (`secret_public_key`, 64 hex). */
+export function parseSealingPublicKey(hex: string, where: string): Uint8Array {
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new ConfigError(`${where}: must be 64 hexadecimal characters (hashlock keys list shows the secret key file's public key)`);
+  return Buffer.from(hex, 'hex');
 }
 
 /** HASHLOCK_SECRET_KEY's value (64 hex) as the key. */

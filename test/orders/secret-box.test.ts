@@ -1,25 +1,54 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadSecretKey, SecretBox } from '../../src/orders/secret-box.ts';
+import { loadSecretKey, parseSealingPublicKey, sealingPublicKeyOf, SecretBox } from '../../src/orders/secret-box.ts';
 
 test('a sealed secret opens with its key only, and any tampering is detected', () => {
   const box = new SecretBox(randomBytes(32));
   const secret = randomBytes(32);
   const sealed = box.seal(secret);
-  assert.equal(sealed.length, 12 + 16 + 32);
+  assert.equal(sealed.length, 2 + 32 + 12 + 16 + 32);
   assert.ok(!Buffer.from(sealed).includes(secret), 'the plaintext does not appear');
   assert.deepEqual(Buffer.from(box.open(sealed)), secret);
   assert.notDeepEqual(Buffer.from(box.seal(secret)), Buffer.from(sealed), 'a fresh nonce each time');
-  for (const at of [0, 12, 30, sealed.length - 1]) {
+  for (const at of [0, 1, 2, 20, 34, 46, 62, sealed.length - 1]) {
     const bad = Buffer.from(sealed);
     bad[at]! ^= 1;
     assert.throws(() => box.open(bad), `byte ${at} flipped`);
   }
   assert.throws(() => new SecretBox(randomBytes(32)).open(sealed), 'another key');
+});
+
+test("an API-only instance seals to the workers' public key and cannot open what it sealed; the workers can", () => {
+  const key = randomBytes(32);
+  const workers = new SecretBox(key);
+  const api = SecretBox.sealingOnly(sealingPublicKeyOf(key));
+  assert.equal(api.canOpen, false);
+  const secret = randomBytes(32);
+  const sealed = api.seal(secret);
+  assert.throws(() => api.open(sealed), /this instance holds no secret key: sealed secrets are opened by the worker instances/);
+  assert.deepEqual(Buffer.from(workers.open(sealed)), secret);
+  assert.throws(() => new SecretBox(randomBytes(32)).open(sealed), 'another key');
+  assert.throws(() => parseSealingPublicKey('abc', 'secret_public_key'), /secret_public_key: must be 64 hexadecimal characters/);
+});
+
+test('a box of the older form (AES-256-GCM under the secret key itself) still opens', () => {
+  const key = randomBytes(32);
+  const secret = randomBytes(32);
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  const body = Buffer.concat([cipher.update(secret), cipher.final()]);
+  const older = Buffer.concat([nonce, cipher.getAuthTag(), body]);
+  assert.deepEqual(Buffer.from(new SecretBox(key).open(older)), secret);
+  // One whose nonce begins with the new form's marker (and long enough to be read as one) opens too.
+  const long = randomBytes(64);
+  const marked = Buffer.concat([Buffer.from('S1'), randomBytes(10)]);
+  const c2 = createCipheriv('aes-256-gcm', key, marked);
+  const b2 = Buffer.concat([c2.update(long), c2.final()]);
+  assert.deepEqual(Buffer.from(new SecretBox(key).open(Buffer.concat([marked, c2.getAuthTag(), b2]))), long);
 });
 
 test('the key comes from the environment, or from the data dir for the embedded database only', () => {

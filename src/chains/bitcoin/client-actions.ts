@@ -375,6 +375,7 @@ export class BitcoinActions implements ClientActions {
     try {
       return await openServiceKey(this.db, this.deps.secrets, order.id, side.swap);
     } catch (err) {
+      if (err instanceof AppError) throw err;
       throw new AppError('internal', `order ${order.id}: the service-held key cannot be opened`, { cause: err });
     }
   }

@@ -55,12 +55,12 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
   return {
     workers,
     ...(solverAddress ? { solver: new SolanaSolverChain(chain, ctx.registry, solverAddress, reader, db) } : {}),
-    ...(ctx.relayerKey
+    ...(ctx.relayerAddress
       ? {
           clientActions: new SolanaClientActions(db, ctx.registry, chain, {
             reader,
             clock: ctx.clock,
-            relayer: solanaAddressOfKey(ctx.relayerKey),
+            relayer: ctx.relayerAddress as Address,
             ...(solverAddress ? { solver: solverAddress } : {}),
           }),
         }
