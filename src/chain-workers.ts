@@ -1,8 +1,7 @@
 import type { ChainContext, ChainRuntime } from './chains/adapter.ts';
 import { chainAdapter } from './chains/adapters.ts';
 import type { NodeHealth } from './chains/node-health.ts';
-import type { Chain, Registry } from './chains/registry.ts';
-import type { Hex } from 'viem';
+import type { Registry } from './chains/registry.ts';
 import type { ServiceConfig, SolverConfig } from './config/service-config.ts';
 import { runWorker, type LeaseHeartbeat, type LeasedLoop } from './lease-loop.ts';
 import type { Log } from './log.ts';
@@ -126,12 +125,6 @@ function solverKeyActsOn(config: ServiceConfig, registry: Registry, solver: Solv
   return adapter.normalizeParty(chain, address)?.toLowerCase() === adapter.partyOfKey(chain, config.keys.solver).toLowerCase();
 }
 
-/** The relayer's address on `chain`: its key's when this instance holds it, else the config's. */
-function relayerAddress(chain: Chain, key: Hex | undefined, configured: string | undefined): { relayerAddress?: string } {
-  const address = key ? chainAdapter(chain)?.partyOfKey?.(chain, key) : configured;
-  return address ? { relayerAddress: address } : {};
-}
-
 /** Every configured chain with an RPC whose family works chains, connected through its adapter. */
 export function connectChains(
   config: ServiceConfig,
@@ -152,7 +145,8 @@ export function connectChains(
         registry,
         access: { ...access, rpc_url: access.rpc_url },
         ...(config.keys.relayer ? { relayerKey: config.keys.relayer } : {}),
-        ...relayerAddress(chain, config.keys.relayer, access.relayer),
+        // Without the key (an API instance), the relayer's address the config names: its jobs are the workers' to sign.
+        ...(!config.keys.relayer && access.relayer ? { relayerAddress: access.relayer } : {}),
         ...(ownSolver && solverKeyActsOn(config, registry, ownSolver, key) ? { solverKey: config.keys.solver! } : {}),
       }),
     );

@@ -183,9 +183,8 @@ export interface ChainContext {
   /** The relayer's key: it signs and pays for the gasless actions on this chain. */
   relayerKey?: Hex;
   /**
-   * The relayer's address on this chain (its key's, or the config's `chains.<key>.relayer` on an
-   * instance that holds no key): with it, the chain takes the clients' actions, whose jobs an instance
-   * holding `relayerKey` signs.
+   * The relayer's address on this chain (the config's `chains.<key>.relayer`) on an instance that holds
+   * no key: the chain still takes the clients' actions, whose jobs an instance holding `relayerKey` signs.
    */
   relayerAddress?: string;
   /** The solver's key, when this instance acts for the solver whose party on this chain it is. */

@@ -85,7 +85,7 @@ describeEachStore('POST /v2/orders', (kind) => {
     assert.equal(await committed('arbitrum_localnet:wbtc'), before + 99_700n, 'the destination amount is reserved');
 
     const row = await t.store.db.selectFrom('orders').select(['secret_ciphertext', 'secret_hash']).where('id', '=', r.order_id).executeTakeFirstOrThrow();
-    assert.ok(row.secret_ciphertext && row.secret_ciphertext.length === 60, 'a service-held secret is stored encrypted');
+    assert.ok(row.secret_ciphertext && row.secret_ciphertext.length === 2 + 32 + 12 + 16 + 32, 'a service-held secret is stored sealed (marker, ephemeral key, nonce, tag, ciphertext)');
     assert.ok(!JSON.stringify(await getOrder(r.order_id)).includes(Buffer.from(row.secret_ciphertext).toString('hex')));
   });
 

@@ -169,8 +169,11 @@ test('go live on empty chains: keys, deploy (twice), preflight, a workers and an
   const workersApi = `http://127.0.0.1:${await freePort()}`;
   const workers = await serve(['--config', configPath, '--role', 'workers'], { ...serveEnv, PORT: new URL(workersApi).port }, workersApi);
   cleanup.push(() => workers.child.kill('SIGKILL'));
-  const sealedTo = /secrets are sealed to ([0-9a-f]{64})/.exec(workers.output())?.[1];
-  assert.ok(sealedTo, workers.output());
+  // Its start line, printed once the service is up.
+  let sealedTo: string | undefined;
+  for (const end = Date.now() + 10_000; !(sealedTo = /secrets are sealed to ([0-9a-f]{64})/.exec(workers.output())?.[1]); await new Promise((r) => setTimeout(r, 50))) {
+    assert.ok(Date.now() < end, workers.output());
+  }
   assert.equal((await fetch(`${workersApi}/v2/quote?from=x&to=y&from_amount=1`)).status, 404, 'the workers instance answers no client');
 
   // The API instance: no key file, no key variable, no password; it seals to the workers' key.

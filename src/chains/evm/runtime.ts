@@ -60,7 +60,7 @@ export function connectEvmChain(ctx: ChainContext): ChainRuntime {
   return {
     workers,
     ...(solver ? { solver, prepare: () => solver.prepare() } : {}),
-    ...(ctx.relayerAddress
+    ...(ctx.relayerKey || ctx.relayerAddress
       ? { clientActions: evmClientActions(db, ctx.registry, { client, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
       : {}),
     async balances(party, assets) {

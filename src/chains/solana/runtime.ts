@@ -52,15 +52,16 @@ export function connectSolanaChain(ctx: ChainContext): ChainRuntime {
   const solverAddress = ctx.solverKey ? solanaAddressOfKey(ctx.solverKey) : undefined;
   if (ctx.relayerKey) workers.push(...sender('relayer', ctx.relayerKey));
   if (ctx.solverKey) workers.push(...sender('solver', ctx.solverKey));
+  const relayer = ctx.relayerKey ? solanaAddressOfKey(ctx.relayerKey) : (ctx.relayerAddress as Address | undefined);
   return {
     workers,
     ...(solverAddress ? { solver: new SolanaSolverChain(chain, ctx.registry, solverAddress, reader, db) } : {}),
-    ...(ctx.relayerAddress
+    ...(relayer
       ? {
           clientActions: new SolanaClientActions(db, ctx.registry, chain, {
             reader,
             clock: ctx.clock,
-            relayer: ctx.relayerAddress as Address,
+            relayer,
             ...(solverAddress ? { solver: solverAddress } : {}),
           }),
         }

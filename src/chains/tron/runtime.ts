@@ -47,7 +47,7 @@ export function connectTronChain(ctx: ChainContext): ChainRuntime {
   return {
     workers,
     ...(solver ? { solver, prepare: () => solver.prepare() } : {}),
-    ...(ctx.relayerAddress
+    ...(ctx.relayerKey || ctx.relayerAddress
       ? { clientActions: tronClientActions(db, ctx.registry, { reader, clock: ctx.clock, ...(ctx.solverKey ? { solverSigner: privateKeyToAccount(ctx.solverKey) } : {}) }) }
       : {}),
     async balances(party, assets) {
