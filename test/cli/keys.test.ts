@@ -14,6 +14,7 @@ import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import { parseKeyInput } from '../../src/cli/keys.ts';
 import { decryptKeyFile, writeKeyFile, type KeyKind } from '../../src/keys/key-file.ts';
 import { BIN, envFor } from '../helpers/hashlock-cli.ts';
+import { createDatabase } from '../helpers/stores.ts';
 import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
 
 const PASSWORD = `pw-${randomBytes(8).toString('hex')}`;
@@ -238,4 +239,48 @@ test('what keys import reads: hex with or without 0x, a Solana keypair array for
     assert.match(answer as string, problem);
     assert.ok(!(answer as string).includes(key.slice(2, 20)), 'the input is not quoted');
   }
+});
+
+test('hashlock preflight: a key file with the wrong password stops it with its own message; a database behind its migrations fails it (exit 1) until hashlock migrate', async (t) => {
+  const { dir, env, run } = workspace();
+  writeKeyFile(join(dir, 'keys', 'relayer.json'), Buffer.from(generatePrivateKey().slice(2), 'hex'), PASSWORD, { role: 'relayer' }, { scryptN: 1024 });
+  // A registry whose chains are all inactive: only the database is checked.
+  const registry = JSON.parse(readFileSync(LOCALNET_REGISTRY_PATH, 'utf8')) as { chains: Array<{ is_active: boolean; assets: Array<{ is_active: boolean }> }> };
+  for (const chain of registry.chains) {
+    chain.is_active = false;
+    for (const asset of chain.assets) asset.is_active = false;
+  }
+  const registryPath = join(dir, 'registry.json');
+  writeFileSync(registryPath, JSON.stringify(registry));
+  const config = join(dir, 'preflight.json');
+  writeFileSync(config, JSON.stringify({ registry: registryPath, key_files: { relayer: 'keys/relayer.json' } }));
+
+  const wrong = run(['preflight', '-c', config], { env: { ...env, HASHLOCK_KEY_PASSWORD_FILE: undefined, HASHLOCK_KEY_PASSWORD: 'not the password' } });
+  assert.equal(wrong.code, 2, wrong.output);
+  assert.match(wrong.stderr, /^configuration error: key_files\.relayer: .*relayer\.json: wrong password, or the file was altered/m);
+  assert.ok(!wrong.output.includes('not the password'));
+
+  if (!process.env.DATABASE_URL) {
+    assert.ok(!process.env.CI, 'CI sets DATABASE_URL');
+    t.diagnostic('no DATABASE_URL: the migrations half needs PostgreSQL');
+    return;
+  }
+  const database = await createDatabase(process.env.DATABASE_URL, 'preflight_cli', { migrated: false });
+  t.after(() => database.drop());
+  const onDatabase = { env: { ...env, DATABASE_URL: database.url } };
+  const behind = run(['preflight', '-c', config, '--json'], onDatabase);
+  assert.equal(behind.code, 1, behind.output);
+  const report = JSON.parse(behind.stdout) as { ok: boolean; checks: Array<{ check: string; status: string; detail: string }> };
+  assert.equal(report.ok, false);
+  assert.deepEqual(
+    report.checks.filter((c) => c.status === 'error').map((c) => c.check),
+    ['migrations'],
+  );
+  assert.match(report.checks.find((c) => c.check === 'migrations')!.detail, /migration\(s\) behind \(0001_initial…\): run hashlock migrate/);
+  const migrated = run(['migrate', '-c', config], onDatabase);
+  assert.equal(migrated.code, 0, migrated.output);
+  assert.match(migrated.stdout, /^applied \d+ migration\(s\): 0001_initial, /);
+  const green = run(['preflight', '-c', config], onDatabase);
+  assert.equal(green.code, 0, green.output);
+  assert.match(green.stdout, /preflight passed/);
 });
