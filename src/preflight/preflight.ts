@@ -30,6 +30,33 @@ export function preflightContext(config: ServiceConfig, chain: Chain, now: numbe
   };
 }
 
+/**
+ * Whether the solver key is the party the config's solver names on `chain`: the service runs its solver
+ * for the `solvers` entry whose address on some chain is the key's, so an address on another chain that
+ * is not the key's would go unnoticed until a swap there.
+ */
+export function solverKeyRows(config: ServiceConfig, registry: Registry, chain: Chain): CheckRow[] {
+  const adapter = chainAdapter(chain);
+  const key = config.keys.solver;
+  if (!key || !adapter?.partyOfKey) return [];
+  return config.solvers.flatMap((solver, i): CheckRow[] => {
+    const named = solver.addresses[chain.key];
+    if (named === undefined) return [];
+    const ofKey = adapter.partyOfKey!(chain, key);
+    const same = adapter.normalizeParty(chain, named)?.toLowerCase() === ofKey.toLowerCase();
+    const check = `solver address ${solver.id}`;
+    // Another solver's address is not this key's business; only a solver that is the key's elsewhere.
+    const isOwn = Object.entries(solver.addresses).some(([otherKey, address]) => {
+      const other = otherKey === chain.key ? undefined : registry.chain(otherKey);
+      const otherAdapter = other && chainAdapter(other);
+      return other !== undefined && otherAdapter?.partyOfKey?.(other, key).toLowerCase() === otherAdapter?.normalizeParty(other, address)?.toLowerCase();
+    });
+    if (same) return [{ scope: chain.key, check, status: 'ok', detail: `the solver key's (${ofKey})` }];
+    if (!isOwn) return [];
+    return [{ scope: chain.key, check, status: 'error', detail: `solvers[${i}].addresses.${chain.key} is ${named}, the solver key's party there is ${ofKey}` }];
+  });
+}
+
 /** The checks of every active chain of the registry, through its family, concurrently. */
 export async function chainChecks(config: ServiceConfig, registry: Registry, now: number): Promise<CheckRow[]> {
   const perChain = await Promise.all(
@@ -40,7 +67,7 @@ export async function chainChecks(config: ServiceConfig, registry: Registry, now
         if (!ctx) return [{ scope: chain.key, check: 'node', status: 'error', detail: `the config has no chains.${chain.key} entry saying how to reach it` }];
         const load = chainAdapter(chain)?.preflight;
         if (!load) return [{ scope: chain.key, check: 'node', status: 'warn', detail: `${chain.family} chains have no preflight checks yet` }];
-        return (await load())(ctx);
+        return [...solverKeyRows(config, registry, chain), ...(await (await load())(ctx))];
       }),
   );
   return perChain.flat();
