@@ -74,6 +74,8 @@ export interface ChainAdapter {
   signAddressProof?: (privateKey: Hex, message: string) => Promise<string>;
   /** The identity in this family's HTLCs of a private key (address, or x-only key), canonical. */
   partyOfKey?: (chain: Chain, privateKey: Hex) => string;
+  /** Where a key's coins are paid when it is not its party (Bitcoin family: the key-path wallet address). */
+  walletOfKey?: (chain: Chain, privateKey: Hex) => string;
   /** The family's part of `hashlock swap`, the devnet's client: the test user's wallet on one of its chains. */
   swapWallet?: (input: SwapWalletInput) => SwapWallet;
   /**

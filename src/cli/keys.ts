@@ -22,6 +22,8 @@ import {
 } from '../keys/key-file.ts';
 import { PASSWORD_FILE_VARIABLE, PASSWORD_VARIABLE, requireKeyPassword } from '../keys/password.ts';
 import { plaintextKeyVariables, type ServiceConfig } from '../config/service-config.ts';
+import { ConfigError } from '../config/schema-check.ts';
+import { configOf } from './database.ts';
 
 interface WriteOptions {
   role: KeyRole;
@@ -119,6 +121,8 @@ export function registerKeysCommand(program: Command): void {
     write(parsed, kind, password, opts);
   });
 
+  registerKeyAddressesCommand(keys);
+
   keys
     .command('list')
     .description("each key file's role, curve and address (read without the password; never the key); a directory lists its key files")
@@ -162,6 +166,33 @@ export function registerKeysCommand(program: Command): void {
       const table = [['ROLE', 'CURVE', 'ADDRESS', 'FILE'], ...rows.map((r) => [r.role ?? '-', r.curve ?? '-', r.address ?? '-', r.file])];
       const widths = [0, 1, 2].map((i) => Math.max(...table.map((row) => row[i]!.length)));
       for (const row of table) console.log(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  '));
+    });
+}
+
+/**
+ * `hashlock keys addresses`: what a role's key is on each chain of the config's registry, for the
+ * config's `solvers[].addresses` and for funding (a Bitcoin-family key's coins go to its wallet address).
+ */
+function registerKeyAddressesCommand(keys: Command): void {
+  keys
+    .command('addresses')
+    .description("the relayer's or solver's key on each chain of the config's registry: its party in HTLCs (solvers[].addresses) and where to fund it")
+    .requiredOption('-c, --config <file>', 'service config file (its key_files or HASHLOCK_*_KEY, and registry)')
+    .addOption(new Option('--role <role>', 'whose key').choices(['relayer', 'solver']).makeOptionMandatory())
+    .action(async (opts: { config: string; role: 'relayer' | 'solver' }) => {
+      const config = configOf(opts.config);
+      const key = config.keys[opts.role];
+      if (!key) throw new ConfigError(`--role: the config names no ${opts.role} key (key_files.${opts.role}, or HASHLOCK_${opts.role.toUpperCase()}_KEY)`);
+      const { loadRegistry } = await import('../chains/registry.ts');
+      const { chainAdapter } = await import('../chains/adapters.ts');
+      const rows = loadRegistry(config.registryPath, { undeployed: true }).chains.flatMap((chain) => {
+        const adapter = chainAdapter(chain);
+        const party = adapter?.partyOfKey?.(chain, key);
+        return party ? [[chain.key, party, adapter?.walletOfKey?.(chain, key) ?? party]] : [];
+      });
+      const table = [['CHAIN', 'PARTY', 'FUND'], ...rows];
+      const widths = [0, 1].map((i) => Math.max(...table.map((row) => row[i]!.length)));
+      for (const row of table) console.log(row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell)).join('  '));
     });
 }
 

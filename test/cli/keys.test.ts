@@ -15,6 +15,8 @@ import { parseKeyInput } from '../../src/cli/keys.ts';
 import { decryptKeyFile, writeKeyFile, type KeyKind } from '../../src/keys/key-file.ts';
 import { BIN, envFor } from '../helpers/hashlock-cli.ts';
 import { createDatabase } from '../helpers/stores.ts';
+import { xOnlyPublicKeyOf } from '../../src/chains/bitcoin/address.ts';
+import { walletAddress } from '../../src/chains/bitcoin/wallet-tx.ts';
 import { LOCALNET_REGISTRY_PATH } from '../helpers/fixtures.ts';
 
 const PASSWORD = `pw-${randomBytes(8).toString('hex')}`;
@@ -283,4 +285,20 @@ test('hashlock preflight: a key file with the wrong password stops it with its o
   const green = run(['preflight', '-c', config], onDatabase);
   assert.equal(green.code, 0, green.output);
   assert.match(green.stdout, /preflight passed/);
+});
+
+test("keys addresses: the solver key's party and funding address on each chain of the registry, read from its key file", () => {
+  const { dir, run } = workspace();
+  const key = generatePrivateKey();
+  writeKeyFile(join(dir, 'keys', 'solver.json'), Buffer.from(key.slice(2), 'hex'), PASSWORD, { role: 'solver' }, { scryptN: 1024 });
+  const shown = run(['keys', 'addresses', '-c', serviceConfig(dir, { solver: 'keys/solver.json' }), '--role', 'solver']);
+  assert.equal(shown.code, 0, shown.output);
+  const rows = new Map(shown.stdout.trim().split('\n').slice(1).map((line) => { const [chain, party, fund] = line.split(/\s+/); return [chain!, { party, fund }]; }));
+  assert.deepEqual(rows.get('ethereum_localnet'), { party: privateKeyToAddress(key), fund: privateKeyToAddress(key) });
+  assert.deepEqual(rows.get('litecoin_localnet'), {
+    party: xOnlyPublicKeyOf(Buffer.from(key.slice(2), 'hex')),
+    fund: walletAddress(Buffer.from(key.slice(2), 'hex'), 'litecoin_regtest'),
+  });
+  assert.ok(rows.has('solana_localnet') && rows.has('tron_localnet'));
+  assert.ok(!shown.output.includes(key.slice(2)), 'rule 7: never the key');
 });

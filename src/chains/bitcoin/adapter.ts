@@ -9,6 +9,7 @@ import { BITCOIN_ACTION_BODIES } from './action-bodies.ts';
 import { signBitcoinAddressProof, verifyBitcoinAddressProof } from './address-proof.ts';
 import { bitcoinHtlc } from './index.ts';
 import { connectBitcoinChain } from './runtime.ts';
+import { walletAddress } from './wallet-tx.ts';
 
 /**
  * Bitcoin-family chains (one implementation, per-network parameters): the taproot HTLC, a block and
@@ -41,6 +42,7 @@ export const bitcoinAdapter: ChainAdapter = {
   verifyAddressProof: async (address, message, signature) => verifyBitcoinAddressProof(address, message, signature),
   signAddressProof: async (privateKey, message) => signBitcoinAddressProof(privateKey, message),
   partyOfKey: (_chain, privateKey) => xOnlyPublicKeyOf(hexToBytes(privateKey.slice(2))),
+  walletOfKey: (chain, privateKey) => walletAddress(hexToBytes(privateKey.slice(2)), chain.network),
   swapWallet: bitcoinSwapWallet,
   preflight: async () => (await import('./preflight.ts')).bitcoinPreflight,
   connect: connectBitcoinChain,
