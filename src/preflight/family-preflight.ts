@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import { safeErrorText } from '../errors.ts';
-import type { Chain } from '../chains/registry.ts';
+import type { Asset, Chain } from '../chains/registry.ts';
 import type { ChainAccessConfig } from '../config/service-config.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'error';
@@ -81,4 +81,14 @@ export async function checked(scope: string, check: string, read: () => Promise<
     // The first line only: a client's later lines repeat the request, whose URL may carry the node's API key.
     return [{ scope, check, status: 'error', detail: safeErrorText(err).split('\n')[0]!.slice(0, 300) }];
   }
+}
+
+/** The solver's inventory checks: each asset of `ctx.minimums.inventory` on this chain, its balance read by `held`. */
+export function inventoryChecks(ctx: PreflightContext, held: (asset: Asset) => Promise<bigint>): Array<Promise<CheckRow[]>> {
+  return [...ctx.minimums.inventory].flatMap(([assetId, minimum]) => {
+    const asset = ctx.chain.assets.find((a) => a.id === assetId);
+    if (!asset) return [];
+    const check = `inventory ${asset.symbol}`;
+    return [checked(ctx.chain.key, check, async () => balanceRow(ctx.chain, check, await held(asset), minimum, asset.symbol))];
+  });
 }

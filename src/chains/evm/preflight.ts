@@ -1,6 +1,7 @@
 import { createPublicClient, erc20Abi, getAddress, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { balanceRow, checked, clockRow, type CheckRow, type FamilyPreflight } from '../../preflight/family-preflight.ts';
+import { balanceRow, checked, clockRow, inventoryChecks, type CheckRow, type FamilyPreflight } from '../../preflight/family-preflight.ts';
+import type { Asset } from '../registry.ts';
 import { runtimeCodeHash } from '../solidity-htlc/artifacts.ts';
 import { contractArtifact } from './contracts.ts';
 import { evmChainId } from './index.ts';
@@ -70,20 +71,11 @@ export const evmPreflight: FamilyPreflight = async (ctx) => {
   const solver: Address | undefined = ctx.keys.solver ? privateKeyToAccount(ctx.keys.solver).address : ctx.solverAddress ? getAddress(ctx.solverAddress) : undefined;
   if (solver) {
     rows.push(...(await checked(scope, 'balance solver', async () => balanceRow(chain, 'balance solver', await client.getBalance({ address: solver }), ctx.minimums.solver, 'wei'))));
-    for (const [assetId, minimum] of ctx.minimums.inventory) {
-      const asset = chain.assets.find((a) => a.id === assetId);
-      if (!asset) continue;
-      const check = `inventory ${asset.symbol}`;
-      rows.push(
-        ...(await checked(scope, check, async () => {
-          const held =
-            asset.token.schema === 'evm:native'
-              ? await client.getBalance({ address: solver })
-              : await client.readContract({ address: getAddress(asset.token.address), abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
-          return balanceRow(chain, check, held, minimum, asset.symbol);
-        })),
-      );
-    }
+    const held = (asset: Asset) =>
+      asset.token.schema === 'evm:native'
+        ? client.getBalance({ address: solver })
+        : client.readContract({ address: getAddress(asset.token.address), abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
+    rows.push(...(await Promise.all(inventoryChecks(ctx, held))).flat());
   }
   return rows;
 };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { address, type Address } from '@solana/kit';
 import { getMintDecoder, getMintSize, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { balanceRow, checked, clockRow, type CheckRow, type FamilyPreflight } from '../../preflight/family-preflight.ts';
+import { balanceRow, checked, clockRow, type CheckRow, type FamilyPreflight, inventoryChecks } from '../../preflight/family-preflight.ts';
 import { solanaBalance } from './balances.ts';
 import { solanaAddressOfKey } from './keys.ts';
 import { describeNetwork, networkOfGenesis } from './networks.ts';
@@ -106,13 +106,7 @@ export const solanaPreflight: FamilyPreflight = async (ctx) => {
   const solver = solverKey ? () => solanaAddressOfKey(solverKey) : ctx.solverAddress ? () => address(ctx.solverAddress!) : undefined;
   if (solver) {
     reads.push(checked(scope, 'balance solver', async () => balanceRow(chain, 'balance solver', await balanceOf(solver()), ctx.minimums.solver, 'lamports')));
-    for (const [assetId, minimum] of ctx.minimums.inventory) {
-      const asset = chain.assets.find((a) => a.id === assetId);
-      if (!asset) continue;
-      const check = `inventory ${asset.symbol}`;
-      const mint = asset.token.schema === 'solana:native' ? undefined : asset.token.address;
-      reads.push(checked(scope, check, async () => balanceRow(chain, check, await balanceOf(solver(), mint), minimum, asset.symbol)));
-    }
+    reads.push(...inventoryChecks(ctx, (asset) => balanceOf(solver(), asset.token.schema === 'solana:native' ? undefined : asset.token.address)));
   } else if (ctx.minimums.solver !== undefined || ctx.minimums.inventory.size > 0) {
     reads.push(Promise.resolve([{ scope, check: 'balance solver', status: 'error', detail: `a minimum is set, but no solver key or solvers[].addresses.${scope}` }]));
   }

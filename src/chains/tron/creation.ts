@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes, keccak256, type Abi, type Hex } from 'viem';
 import { sign } from 'viem/accounts';
 import type { TronBlockHeader } from './api.ts';
+import { transactionHeader } from './transactions.ts';
 
 /**
  * The address a CreateSmartContract transaction's contract gets, as java-tron computes it
@@ -65,11 +66,7 @@ export async function signTronCreation(input: {
         type: 'CreateSmartContract',
       },
     ],
-    ref_block_bytes: (input.reference.number & 0xffffn).toString(16).padStart(4, '0'),
-    ref_block_hash: input.reference.blockId.slice(16, 32),
-    expiration: input.expiration,
-    fee_limit: Number(input.feeLimitSun),
-    timestamp: input.now ?? Date.now(),
+    ...transactionHeader(input),
   };
   const { utils } = await import('tronweb');
   const pb: unknown = utils.transaction.txJsonToPb({ raw_data, visible: false });

@@ -1,7 +1,8 @@
 import { decodeFunctionResult, encodeFunctionData, erc20Abi } from 'viem';
-import { balanceRow, checked, clockRow, type CheckRow, type FamilyPreflight } from '../../preflight/family-preflight.ts';
+import { balanceRow, checked, clockRow, type CheckRow, type FamilyPreflight, inventoryChecks } from '../../preflight/family-preflight.ts';
 import { TronApi, TronApiError } from './api.ts';
 import { servedTronChainId, tronHtlcMismatch } from './deploy.ts';
+import type { Asset } from '../registry.ts';
 import { TronHtlcReader } from './htlc-reads.ts';
 import { tronAddressOfKey } from './runtime.ts';
 import { hex41 } from './transactions.ts';
@@ -69,17 +70,8 @@ export const tronPreflight: FamilyPreflight = async (ctx) => {
   if (solver) {
     rows.push(...(await checked(scope, 'balance solver', async () => balanceRow(chain, 'balance solver', await api.balanceSun(hex41(solver)), ctx.minimums.solver, 'SUN'))));
     const reader = new TronHtlcReader(api);
-    for (const [assetId, minimum] of ctx.minimums.inventory) {
-      const asset = chain.assets.find((a) => a.id === assetId);
-      if (!asset) continue;
-      const check = `inventory ${asset.symbol}`;
-      rows.push(
-        ...(await checked(scope, check, async () => {
-          const held = asset.token.schema === 'tron:trc20' ? await reader.trc20Balance(asset.token.address, solver) : await api.balanceSun(hex41(solver));
-          return balanceRow(chain, check, held, minimum, asset.symbol);
-        })),
-      );
-    }
+    const held = (asset: Asset) => (asset.token.schema === 'tron:trc20' ? reader.trc20Balance(asset.token.address, solver) : api.balanceSun(hex41(solver)));
+    rows.push(...(await Promise.all(inventoryChecks(ctx, held))).flat());
   }
   return rows;
 };

@@ -32,6 +32,17 @@ const encoder = () => (tronEncoder ??= import('tronweb').then((tronweb) => tronw
 /** 41-prefixed hex of a base58 address, as the API takes addresses with `visible: false`. */
 export const hex41 = (address: string): string => `41${tronToEvmHex(address).slice(2).toLowerCase()}`;
 
+/** The fields of a transaction's raw_data besides its contract: TAPOS reference, expiration, fee limit, timestamp. */
+export function transactionHeader(input: { reference: TronBlockHeader; expiration: number; feeLimitSun: bigint; now?: number }) {
+  return {
+    ref_block_bytes: (input.reference.number & 0xffffn).toString(16).padStart(4, '0'),
+    ref_block_hash: input.reference.blockId.slice(16, 32),
+    expiration: input.expiration,
+    fee_limit: Number(input.feeLimitSun),
+    timestamp: input.now ?? Date.now(),
+  };
+}
+
 /**
  * Builds and signs a contract call offline, as java-tron would build it: TAPOS from `reference`
  * (`ref_block_bytes` = the low 2 bytes of its number, `ref_block_hash` = bytes 8 to 16 of its
@@ -58,11 +69,7 @@ export async function signTronCall(input: {
         type: 'TriggerSmartContract',
       },
     ],
-    ref_block_bytes: (input.reference.number & 0xffffn).toString(16).padStart(4, '0'),
-    ref_block_hash: input.reference.blockId.slice(16, 32),
-    expiration: input.expiration,
-    fee_limit: Number(input.feeLimitSun),
-    timestamp: input.now ?? Date.now(),
+    ...transactionHeader(input),
   };
   const transaction = await encoder();
   const pb: unknown = transaction.txJsonToPb({ raw_data, visible: false });
