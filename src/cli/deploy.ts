@@ -1,8 +1,11 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ConfigError } from '../config/schema-check.ts';
 import { keyFromFile, type ServiceConfig } from '../config/service-config.ts';
 import { requireKeyPassword } from '../keys/password.ts';
+import { KeyFileError, readKeyFileInfo, type KeyCurve } from '../keys/key-file.ts';
+import { loadRegistry } from '../chains/registry.ts';
 import { configOf } from './database.ts';
 
 /** A 32-byte key in hex (0x optional), as HASHLOCK_DEPLOYER_KEY holds it. */
@@ -12,17 +15,41 @@ function hexKey(value: string, name: string): Uint8Array {
   return Uint8Array.from(Buffer.from(hex, 'hex'));
 }
 
-/** The deployer key: key_files.deployer's when the config names it (an ed25519 file's is its 32-byte seed), else HASHLOCK_DEPLOYER_KEY. */
-function deployerKeyOf(config: ServiceConfig, env: NodeJS.ProcessEnv): Uint8Array {
-  const file = config.keyFiles.deployer;
-  if (file) return keyFromFile('deployer', file, requireKeyPassword(env, 'key_files.deployer'));
+/** The curve a family's deployer signs with: Solana's programs are deployed with an ed25519 key. */
+const DEPLOYER_CURVE: Readonly<Record<string, KeyCurve>> = { evm: 'secp256k1', tron: 'secp256k1', solana: 'ed25519' };
+
+/**
+ * The deployer key: `--key-file`'s, else key_files.deployer's (an ed25519 file's is its 32-byte seed),
+ * else HASHLOCK_DEPLOYER_KEY. A key file of another curve than the chain's family signs with is refused:
+ * it would deploy from an address no `hashlock keys list` shows.
+ */
+function deployerKeyOf(config: ServiceConfig, env: NodeJS.ProcessEnv, family: string, keyFile: string | undefined): Uint8Array {
+  const file = keyFile ? resolve(keyFile) : config.keyFiles.deployer;
+  const where = keyFile ? '--key-file' : 'key_files.deployer';
+  if (file) {
+    const curve = readKeyFileInfoOrConfigError(file, where).curve;
+    const wanted = DEPLOYER_CURVE[family];
+    if (curve && wanted && curve !== wanted) {
+      throw new ConfigError(`${where}: ${file} holds a ${curve} key; ${family} chains are deployed with a ${wanted} key (hashlock keys new --role deployer --curve ${wanted}, passed as --key-file)`);
+    }
+    return keyFromFile('deployer', file, requireKeyPassword(env, where), where);
+  }
   const raw = env.HASHLOCK_DEPLOYER_KEY;
   if (!raw) {
     throw new ConfigError(
-      'name the deployer key file in the config (key_files.deployer; hashlock keys new|import --role deployer), or set HASHLOCK_DEPLOYER_KEY to the deployer key (32 bytes in hex: a secp256k1 key, or a Solana ed25519 seed)',
+      'name the deployer key file (--key-file, or key_files.deployer in the config; hashlock keys new|import --role deployer), or set HASHLOCK_DEPLOYER_KEY to the deployer key (32 bytes in hex: a secp256k1 key, or a Solana ed25519 seed)',
     );
   }
   return hexKey(raw, 'HASHLOCK_DEPLOYER_KEY');
+}
+
+function readKeyFileInfoOrConfigError(file: string, where: string) {
+  try {
+    return readKeyFileInfo(file);
+  } catch (err) {
+    if (err instanceof KeyFileError) throw new ConfigError(`${where}: ${err.message}`);
+    throw err;
+  }
 }
 
 export function registerDeployCommand(program: Command): void {
@@ -38,9 +65,11 @@ export function registerDeployCommand(program: Command): void {
     .option('--asset <id...>', 'only the HTLCs of these assets (<chain>:<symbol>); default: every asset of the chain, and FeeClaim')
     .option('--fee-signer <address>', "EVM: the address FeeClaim names as its signer (default: HASHLOCK_FEE_SIGNER_KEY's)")
     .option('--upgrade-authority <address>', "Solana: the programs' upgrade authority (default: the deployer)")
-    .action(async (opts: { config: string; chain: string; asset?: string[]; feeSigner?: string; upgradeAuthority?: string }) => {
+    .option('--key-file <file>', 'the deployer key file (default: key_files.deployer): a secp256k1 key for EVM and Tron chains, an ed25519 one for Solana')
+    .action(async (opts: { config: string; chain: string; asset?: string[]; feeSigner?: string; upgradeAuthority?: string; keyFile?: string }) => {
       const config = configOf(opts.config);
-      const deployerKey = deployerKeyOf(config, process.env);
+      const family = loadRegistry(config.registryPath, { undeployed: true }).chain(opts.chain)?.family ?? '';
+      const deployerKey = deployerKeyOf(config, process.env, family, opts.keyFile);
       const feeSigner = opts.feeSigner ?? (config.keys.feeSigner ? privateKeyToAccount(config.keys.feeSigner).address : undefined);
       const { deployChain } = await import('../deploy/deploy.ts');
       const outcome = await deployChain({

@@ -462,8 +462,8 @@ function configuredKeys(files: Static<typeof KeyFilesSchema>, base: string, env:
  * field when the file holds another role's key, is damaged, or the password is wrong. A keystore another
  * program wrote (no role in it) serves any role but the secret box's.
  */
-export function keyFromFile(role: KeyRole, file: string, password: string): Uint8Array {
-  const field = `key_files.${KEY_SOURCES.find((s) => s.role === role)!.field}`;
+export function keyFromFile(role: KeyRole, file: string, password: string, where?: string): Uint8Array {
+  const field = where ?? `key_files.${KEY_SOURCES.find((s) => s.role === role)!.field}`;
   try {
     const held = readKeyFileInfo(file).role;
     if (held ? held !== role : role === 'secret') {

@@ -64,6 +64,6 @@ export async function deployChain(request: DeployRequest): Promise<DeployOutcome
     return transaction ? { ...c, transaction } : c;
   });
   const merged: ChainDeployment = { ...deployment, contracts: [...kept, ...contracts] };
-  const path = writeChainDeployment(config.registryPath, chainKey, merged);
+  const path = await writeChainDeployment(config.registryPath, chainKey, merged);
   return { path, deployment: merged, created: deployment.contracts.filter((c) => c.transaction !== undefined).length };
 }

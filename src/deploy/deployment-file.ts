@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { checkSchema, ConfigError } from '../config/schema-check.ts';
@@ -60,16 +60,43 @@ export function readDeployment(registryPath: string): DeploymentFile {
   return checkSchema(DeploymentFileSchema, raw, path);
 }
 
-/** Replaces one chain's entry, written whole to a temporary file and renamed over the old one. */
-export function writeChainDeployment(registryPath: string, chainKey: string, deployment: ChainDeployment): string {
+/**
+ * Replaces one chain's entry, written whole to a temporary file and renamed over the old one, under a
+ * lock file beside it: `hashlock deploy` run for two chains at once must not lose one's entry.
+ */
+export async function writeChainDeployment(registryPath: string, chainKey: string, deployment: ChainDeployment): Promise<string> {
   const path = deploymentPath(registryPath);
-  const file = readDeployment(registryPath);
-  file.chains[chainKey] = deployment;
-  const sorted: DeploymentFile = { chains: Object.fromEntries(Object.entries(file.chains).sort(([a], [b]) => a.localeCompare(b))) };
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(sorted, null, 2)}\n`);
-  renameSync(temporary, path);
+  await withLockFile(`${path}.lock`, () => {
+    const file = readDeployment(registryPath);
+    file.chains[chainKey] = deployment;
+    const sorted: DeploymentFile = { chains: Object.fromEntries(Object.entries(file.chains).sort(([a], [b]) => a.localeCompare(b))) };
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(sorted, null, 2)}\n`);
+    renameSync(temporary, path);
+  });
   return path;
+}
+
+/** A lock older than this was left by a process that died holding it. */
+const STALE_LOCK_MS = 120_000;
+
+async function withLockFile(lock: string, work: () => void): Promise<void> {
+  for (const start = Date.now(); ; await new Promise((r) => setTimeout(r, 50))) {
+    try {
+      closeSync(openSync(lock, 'wx'));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync(lock, { force: true });
+      else if (Date.now() - start > STALE_LOCK_MS) throw new Error(`${lock}: another hashlock deploy holds it; remove it if none runs`, { cause: err });
+    }
+  }
+  try {
+    work();
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
 
 /**
