@@ -8,6 +8,7 @@ import type { Log } from './log.ts';
 import type { Solver } from './solver/solver.ts';
 import { isConnectionLoss, type Store } from './store/database.ts';
 import { CHAIN_INDEX_CHANNEL } from './store/index-requests.ts';
+import { solverLeaseName } from './store/leases.ts';
 import { safeErrorText } from './errors.ts';
 import type { WorkerTiming } from './worker-timing.ts';
 
@@ -96,7 +97,7 @@ export function startSolverLoop(
 ): { touch: (orderId: string) => void; wake: () => void; stop: () => Promise<void> } {
   const loop = runWorker(
     store.db,
-    ctx.timing.timed({ lease: `solver:${solver.solverId}`, intervalMs: 1_000, tick: async (signal) => void (await solver.tick(signal)) }),
+    ctx.timing.timed({ lease: solverLeaseName(solver.solverId), intervalMs: 1_000, tick: async (signal) => void (await solver.tick(signal)) }),
     { holder: ctx.instance, heartbeat: ctx.heartbeat, onError: (err) => ctx.failed(err, 'solver pass failed') },
   );
   return {

@@ -40,3 +40,12 @@ export async function renewLeases(db: Db, names: readonly string[], holder: stri
 export async function releaseLease(db: Db, name: string, holder: string): Promise<void> {
   await db.deleteFrom('worker_leases').where('name', '=', name).where('holder', '=', holder).execute();
 }
+
+/** Whether some instance holds the lease `name` now: the worker it names is running somewhere. */
+export async function leaseIsHeld(db: Db, name: string): Promise<boolean> {
+  const row = await db.selectFrom('worker_leases').select('holder').where('name', '=', name).where('expires_at', '>', sql<string>`now()`).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The lease a solver's passes run under (`startSolverLoop`). */
+export const solverLeaseName = (solverId: string): string => `solver:${solverId}`;

@@ -6,11 +6,18 @@ import { encodeFunctionData, erc20Abi, getAddress, hashTypedData, type Hex } fro
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifact } from '../../src/chains/evm/contracts.ts';
 import { refundTypedData } from '../../src/chains/solidity-htlc/typed-data.ts';
-import { devAccount } from '../../src/localnet/accounts.ts';
 import { instantRefundSigned } from '../helpers/order-flags.ts';
 import { createApp } from '../../src/store/apps.ts';
 import { localnetRegistry, randomHex32, SOLVER, USER } from '../helpers/fixtures.ts';
 import { describeEachStore } from '../helpers/stores.ts';
+import { evmClientActions } from '../../src/chains/evm/client-actions.ts';
+import { evmEngine } from '../../src/chains/evm/driver.ts';
+import { engineWorkers } from '../../src/engine/engine.ts';
+import { AppError } from '../../src/errors.ts';
+import { runWorker } from '../../src/lease-loop.ts';
+import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
+import { acquireLease, releaseLease, solverLeaseName } from '../../src/store/leases.ts';
+import { findOrder } from '../../src/store/orders.ts';
 import { htlcOrder, newSecret, openActionsApi, settled, startChains, type ActionsApi, type LocalChain } from '../relayer/harness.ts';
 
 const registry = localnetRegistry();
@@ -401,6 +408,32 @@ describeEachStore('PATCH order actions', (kind) => {
     assert.equal(source.fulfilledAt, 0n);
     assert.equal(source.amount, AMOUNT);
     assert.equal(await arb.wbtcBalance(user.address), arbBefore);
+  });
+
+  test("instant-refund on an instance without the solver's key (role api): 503 while no instance runs the order's solver; with its lease held, the solver's own sender refunds with no signature", async () => {
+    const o = await initiated();
+    const keyless = evmClientActions(t.store.db, registry, { client: eth.client });
+    const record = (await findOrder(t.store.db, o.id))!;
+    const consent = { signature: await refundConsent(o.order.source_swap.swap_id) };
+    await assert.rejects(keyless.perform(record, 'instant-refund', consent), (err: unknown) => err instanceof AppError && err.code === 'unavailable' && /no instance runs this order's solver/.test(err.message));
+    assert.equal(await instantRefundSigned(t.store.db, o.id), false, 'refused before the gate');
+
+    // The workers run the order's solver (its lease), and its sender on this chain signs the solver's jobs.
+    assert.ok(await acquireLease(t.store.db, solverLeaseName(SOLVER.id), 'workers', 60_000));
+    const job = await keyless.perform(record, 'instant-refund', consent);
+    assert.equal(job.signer, 'solver');
+    assert.equal((job.payload as { signature: string }).signature, '0x');
+    const userBefore = await eth.wbtcBalance(user.address);
+    const solverSender = evmEngine({ db: t.store.db, chain: 'ethereum_localnet', chainId: 31337, rpcUrl: eth.node.rpcUrl, privateKey: privateKeyOf(devAccount('solver')), signer: 'solver', recheckMs: 50, retryMs: 200 });
+    const loops = engineWorkers(solverSender, 20).map((w) => runWorker(t.store.db, w, { holder: 'workers', onError: () => undefined }));
+    try {
+      assert.equal((await settled(t.store, `${o.id}:instant-refund`)).status, 'confirmed');
+    } finally {
+      await Promise.all(loops.map((loop) => loop.stop()));
+      await releaseLease(t.store.db, solverLeaseName(SOLVER.id), 'workers');
+    }
+    assert.equal(await eth.wbtcBalance(user.address), userBefore + AMOUNT, 'the user has its source back');
+    assert.equal(await instantRefundSigned(t.store.db, o.id), true, 'rule 5: the solver never funds it now');
   });
 
   test('who may act: another app gets 403 on every action and nothing is sent; the creating app needs the gasless flag', async () => {

@@ -15,6 +15,7 @@ import { performWith } from '../../relayer/action-bodies.ts';
 import { SOLANA_ACTION_BODIES } from './action-bodies.ts';
 import { jobKey, liveActionJob, type RelayerAction } from '../../relayer/actions.ts';
 import { mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
+import { leaseIsHeld, solverLeaseName } from '../../store/leases.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord } from '../../store/orders.ts';
 import { enqueueJob, findJob, type RelayerJob } from '../../store/relayer-jobs.ts';
@@ -144,8 +145,11 @@ export class SolanaClientActions implements ClientActions {
     const existing = await liveActionJob(this.db, order.id, 'instant-refund');
     if (existing) return existing;
     const solver = this.deps.solver;
-    if (!solver) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${this.chain.key}`);
-    if (solver !== order.source.redeemer) throw new AppError('unavailable', `instant-refund: the solver key on ${this.chain.key} is not this order's redeemer`);
+    if (solver && solver !== order.source.redeemer) throw new AppError('unavailable', `instant-refund: the solver key on ${this.chain.key} is not this order's redeemer`);
+    // Without the solver's key here (an API instance), the job is the workers' that run the order's solver.
+    if (!solver && !(await leaseIsHeld(this.db, solverLeaseName(order.solverId)))) {
+      throw new AppError('unavailable', `instant-refund: no instance runs this order's solver (${order.solverId}) on ${this.chain.key}`);
+    }
     const onChain = await this.openSwap(order, side, 'source');
     // Last, after every other check: from here on the solver never funds this destination (rule 5).
     if (!(await mayCoSignInstantRefund(this.db, order.id))) {

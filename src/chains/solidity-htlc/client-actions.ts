@@ -8,8 +8,10 @@ import { performWith, type ActionBodies, type SecretBody } from '../../relayer/a
 import { jobKey, liveActionJob, type RelayerAction } from '../../relayer/actions.ts';
 import type { Db } from '../../store/database.ts';
 import { instantRefundOpen, mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
+import { leaseIsHeld, solverLeaseName } from '../../store/leases.ts';
 import type { OrderRecord, SwapRecord } from '../../store/orders.ts';
 import { enqueueJob, findJob, type RelayerJob } from '../../store/relayer-jobs.ts';
+import type { JobSigner } from '../../store/schema.ts';
 import { requeueFailedJob } from '../../store/signed-txs.ts';
 import type { ClientActions } from '../adapter.ts';
 import type { Asset, Registry } from '../registry.ts';
@@ -184,15 +186,21 @@ export class HtlcClientActions<A extends string> implements ClientActions {
     const existing = await liveActionJob(this.db, order.id, 'instant-refund');
     if (existing) return existing;
     const solver = this.deps.solverSigner;
-    if (!solver) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${asset.chain.key}`);
-    if (solver.address !== this.chain.vm(order.source.redeemer)) {
+    if (solver && solver.address !== this.chain.vm(order.source.redeemer)) {
       throw new AppError('unavailable', `instant-refund: the solver key on ${asset.chain.key} is not this order's redeemer`);
+    }
+    // Without the solver's key here (an API instance), the workers that run the order's solver send the
+    // refund from the redeemer's own account, which the contract takes without a signature.
+    if (!solver && !(await leaseIsHeld(this.db, solverLeaseName(order.solverId)))) {
+      throw new AppError('unavailable', `instant-refund: no instance runs this order's solver (${order.solverId}) on ${asset.chain.key}`);
     }
     await this.openSource(order, asset);
     // Last, after every other check: from here on the solver never funds this destination (rule 5).
     if (!(await mayCoSignInstantRefund(this.db, order.id))) throw instantRefundClosed(order.id);
-    const signature = await solver.signTypedData(refund);
-    return this.enqueue(order, 'instant-refund', asset, { kind: 'instant-refund', htlc: this.chain.jobAddress(asset.htlc.address), orderId: `0x${order.source.swapId}`, signature });
+    const orderId: Hex = `0x${order.source.swapId}`;
+    const job = { kind: 'instant-refund' as const, htlc: this.chain.jobAddress(asset.htlc.address), orderId };
+    if (!solver) return this.enqueue(order, 'instant-refund', asset, { ...job, signature: '0x' }, 'solver');
+    return this.enqueue(order, 'instant-refund', asset, { ...job, signature: await solver.signTypedData(refund) });
   }
 
   private refundData(asset: Asset, swapId: string) {
@@ -217,9 +225,9 @@ export class HtlcClientActions<A extends string> implements ClientActions {
     return this.chain.readOrder(asset, `0x${swap.swapId}`, at);
   }
 
-  private async enqueue(order: OrderRecord, action: RelayerAction, asset: Asset, payload: ActionJob<A>): Promise<RelayerJob> {
+  private async enqueue(order: OrderRecord, action: RelayerAction, asset: Asset, payload: ActionJob<A>, signer?: JobSigner): Promise<RelayerJob> {
     const key = jobKey(order.id, action);
-    const { job } = await enqueueJob(this.db, { chain: asset.chain.key, orderId: order.id, action, idempotencyKey: key, payload });
+    const { job } = await enqueueJob(this.db, { chain: asset.chain.key, orderId: order.id, action, idempotencyKey: key, payload, ...(signer ? { signer } : {}) });
     if (job.status !== 'failed') return job;
     await requeueFailedJob(this.db, key);
     return (await findJob(this.db, key)) ?? job;
