@@ -110,11 +110,25 @@ export async function deployEvmSteps(access: EvmDeployAccess, steps: readonly Ev
 
 const describe = (step: EvmContractStep): string => (step.assets.length > 0 ? `${step.contract} of ${step.assets.join(', ')}` : step.contract);
 
-async function isDeploymentOf(client: Pick<PublicClient, 'readContract'>, address: Address, code: Hex | undefined, artifact: ContractArtifact, step: EvmContractStep): Promise<boolean> {
-  if (!code || code === '0x' || runtimeCodeHash(code, artifact) !== artifact.codeHash) return false;
-  if (!step.identity) return true;
-  const value = await client.readContract({ address, abi: artifact.abi, functionName: step.identity.functionName });
-  return String(value).toLowerCase() === step.identity.expected.toLowerCase();
+const isDeploymentOf = async (client: Pick<PublicClient, 'readContract'>, address: Address, code: Hex | undefined, artifact: ContractArtifact, step: EvmContractStep): Promise<boolean> =>
+  (await evmCodeMismatch(client, address, code, artifact, step.identity)) === undefined;
+
+/**
+ * Why `code`, read at `address`, is not a deployment of `artifact` (with `identity`'s value, an HTLC's
+ * token), or undefined when it is: what `hashlock deploy` finds contracts by and preflight checks.
+ */
+export async function evmCodeMismatch(
+  client: Pick<PublicClient, 'readContract'>,
+  address: Address,
+  code: Hex | undefined,
+  artifact: ContractArtifact,
+  identity?: EvmContractStep['identity'],
+): Promise<string | undefined> {
+  if (!code || code === '0x') return `no contract at ${address}`;
+  if (runtimeCodeHash(code, artifact) !== artifact.codeHash) return `the code at ${address} is not the ${artifact.contract} artifact's (code hash ${artifact.codeHash})`;
+  if (!identity) return undefined;
+  const value = String(await client.readContract({ address, abi: artifact.abi, functionName: identity.functionName }));
+  return value.toLowerCase() === identity.expected.toLowerCase() ? undefined : `${artifact.contract} at ${address} has ${identity.functionName}() ${value}, not ${identity.expected}`;
 }
 
 /** Empty transfers to itself until the deployer's next contract lands at `at`. */
@@ -151,8 +165,8 @@ export const evmDeployer: FamilyDeployer = async (ctx) => {
     }
   }
   const feeSigner = ctx.options.feeSigner;
-  if (feeSigner) steps.push({ contract: 'FeeClaim', args: [getAddress(feeSigner), deployer], assets: [], identity: { functionName: 'signer', expected: feeSigner } });
-  else if (ctx.options.withFeeClaim) ctx.log(`${ctx.chain.key}: no fee signer named (--fee-signer or HASHLOCK_FEE_SIGNER_KEY): FeeClaim not deployed`);
+  if (ctx.wholeChain && feeSigner) steps.push({ contract: 'FeeClaim', args: [getAddress(feeSigner), deployer], assets: [], identity: { functionName: 'signer', expected: feeSigner } });
+  else if (ctx.wholeChain) ctx.log(`${ctx.chain.key}: no fee signer named (--fee-signer or HASHLOCK_FEE_SIGNER_KEY): FeeClaim not deployed`);
 
   // A registry address that holds other code than its asset's HTLC is never silently replaced.
   for (const [i, step] of steps.entries()) {

@@ -2,8 +2,8 @@ import { createPublicClient, erc20Abi, getAddress, http, type Address } from 'vi
 import { privateKeyToAccount } from 'viem/accounts';
 import { balanceRow, checked, clockRow, inventoryChecks, type CheckRow, type FamilyPreflight } from '../../preflight/family-preflight.ts';
 import type { Asset } from '../registry.ts';
-import { runtimeCodeHash } from '../solidity-htlc/artifacts.ts';
 import { contractArtifact } from './contracts.ts';
+import { evmCodeMismatch } from './deploy.ts';
 import { evmChainId } from './index.ts';
 
 /** `hashlock preflight` on an EVM chain, through standard JSON-RPC. */
@@ -25,18 +25,10 @@ export const evmPreflight: FamilyPreflight = async (ctx) => {
   const rows: CheckRow[] = [...identity];
   rows.push(...(await checked(scope, 'clock', async () => clockRow(chain, Number((await client.getBlock()).timestamp), ctx.now))));
 
-  const codeRow = async (check: string, address: string, contract: string, identityRead?: { functionName: string; expected: string }): Promise<CheckRow> => {
-    const artifact = contractArtifact(contract);
-    const code = await client.getCode({ address: getAddress(address) });
-    if (!code || code === '0x') return { scope, check, status: 'error', detail: `no contract at ${address}` };
-    if (runtimeCodeHash(code, artifact) !== artifact.codeHash) return { scope, check, status: 'error', detail: `the code at ${address} is not the ${contract} artifact's (code hash ${artifact.codeHash})` };
-    if (identityRead) {
-      const value = String(await client.readContract({ address: getAddress(address), abi: artifact.abi, functionName: identityRead.functionName }));
-      if (value.toLowerCase() !== identityRead.expected.toLowerCase()) {
-        return { scope, check, status: 'error', detail: `${contract} at ${address} has ${identityRead.functionName}() ${value}, not ${identityRead.expected}` };
-      }
-    }
-    return { scope, check, status: 'ok', detail: `${contract} at ${address}` };
+  const codeRow = async (check: string, address: string, contract: string, identity?: { functionName: string; expected: string }): Promise<CheckRow> => {
+    const at = getAddress(address);
+    const mismatch = await evmCodeMismatch(client, at, await client.getCode({ address: at }), contractArtifact(contract), identity);
+    return mismatch ? { scope, check, status: 'error', detail: mismatch } : { scope, check, status: 'ok', detail: `${contract} at ${at}` };
   };
 
   for (const asset of chain.assets.filter((a) => a.isActive)) {
