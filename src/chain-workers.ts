@@ -118,7 +118,7 @@ export function findOwnSolver(config: ServiceConfig, registry: Registry): Solver
 }
 
 /** Whether the configured solver key is `solver`'s party on the chain. */
-function solverKeyActsOn(config: ServiceConfig, registry: Registry, solver: SolverConfig, chainKey: string): boolean {
+export function solverKeyActsOn(config: ServiceConfig, registry: Registry, solver: SolverConfig, chainKey: string): boolean {
   const chain = registry.chain(chainKey);
   const adapter = chain && chainAdapter(chain);
   const address = solver.addresses[chainKey];

@@ -1,3 +1,4 @@
+import { solverKeyActsOn } from '../chain-workers.ts';
 import { chainAdapter } from '../chains/adapters.ts';
 import { loadRegistry, type Chain, type Registry } from '../chains/registry.ts';
 import type { ServiceConfig } from '../config/service-config.ts';
@@ -43,16 +44,10 @@ export function solverKeyRows(config: ServiceConfig, registry: Registry, chain: 
     const named = solver.addresses[chain.key];
     if (named === undefined) return [];
     const ofKey = adapter.partyOfKey!(chain, key);
-    const same = adapter.normalizeParty(chain, named)?.toLowerCase() === ofKey.toLowerCase();
     const check = `solver address ${solver.id}`;
+    if (solverKeyActsOn(config, registry, solver, chain.key)) return [{ scope: chain.key, check, status: 'ok', detail: `the solver key's (${ofKey})` }];
     // Another solver's address is not this key's business; only a solver that is the key's elsewhere.
-    const isOwn = Object.entries(solver.addresses).some(([otherKey, address]) => {
-      const other = otherKey === chain.key ? undefined : registry.chain(otherKey);
-      const otherAdapter = other && chainAdapter(other);
-      return other !== undefined && otherAdapter?.partyOfKey?.(other, key).toLowerCase() === otherAdapter?.normalizeParty(other, address)?.toLowerCase();
-    });
-    if (same) return [{ scope: chain.key, check, status: 'ok', detail: `the solver key's (${ofKey})` }];
-    if (!isOwn) return [];
+    if (!Object.keys(solver.addresses).some((other) => other !== chain.key && solverKeyActsOn(config, registry, solver, other))) return [];
     return [{ scope: chain.key, check, status: 'error', detail: `solvers[${i}].addresses.${chain.key} is ${named}, the solver key's party there is ${ofKey}` }];
   });
 }
