@@ -21,19 +21,20 @@ export class SecretBox {
   readonly publicKey: Uint8Array;
   private readonly key: Uint8Array | undefined;
 
-  constructor(key: Uint8Array) {
-    if (key.length !== 32) throw new Error('the secret key must be 32 bytes');
+  /** A box that seals and opens with the secret key `key`. */
+  constructor(key: Uint8Array);
+  /** A box that seals to `publicKey` and opens nothing (`sealingOnly`). */
+  constructor(key: undefined, publicKey: Uint8Array);
+  constructor(key: Uint8Array | undefined, publicKey?: Uint8Array) {
+    if (key !== undefined && key.length !== 32) throw new Error('the secret key must be 32 bytes');
+    if (publicKey !== undefined && publicKey.length !== 32) throw new Error('the sealing public key must be 32 bytes');
     this.key = key;
-    this.publicKey = x25519.getPublicKey(key);
+    this.publicKey = key ? x25519.getPublicKey(key) : publicKey!;
   }
 
   /** A box that seals to `publicKey` and opens nothing: an API-only instance's. */
   static sealingOnly(publicKey: Uint8Array): SecretBox {
-    if (publicKey.length !== 32) throw new Error('the sealing public key must be 32 bytes');
-    const box = Object.create(SecretBox.prototype) as { publicKey: Uint8Array; key: undefined };
-    box.publicKey = publicKey;
-    box.key = undefined;
-    return box as unknown as SecretBox;
+    return new SecretBox(undefined, publicKey);
   }
 
   /** Whether this instance can open boxes (it holds the secret key). */
@@ -74,15 +75,6 @@ function decrypt(key: Uint8Array, bytes: Buffer): Uint8Array {
   const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
   decipher.setAuthTag(bytes.subarray(12, 28));
   return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
-}
-
-/** The public key boxes are sealed to, from the secret key: what an API-only instance is given. */
-export const sealingPublicKeyOf = (secretKey: Uint8Array): Uint8Array => x25519.getPublicKey(secretKey);
-
-/** A sealing public key as the config names it (`secret_public_key`, 64 hex). */
-export function parseSealingPublicKey(hex: string, where: string): Uint8Array {
-  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new ConfigError(`${where}: must be 64 hexadecimal characters (hashlock keys list shows the secret key file's public key)`);
-  return Buffer.from(hex, 'hex');
 }
 
 /** HASHLOCK_SECRET_KEY's value (64 hex) as the key. */

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadSecretKey, parseSealingPublicKey, sealingPublicKeyOf, SecretBox } from '../../src/orders/secret-box.ts';
+import { loadSecretKey, SecretBox } from '../../src/orders/secret-box.ts';
+import { ConfigError } from '../../src/config/schema-check.ts';
+import { loadServiceConfig } from '../../src/config/service-config.ts';
 
 test('a sealed secret opens with its key only, and any tampering is detected', () => {
   const box = new SecretBox(randomBytes(32));
@@ -25,14 +27,17 @@ test('a sealed secret opens with its key only, and any tampering is detected', (
 test("an API-only instance seals to the workers' public key and cannot open what it sealed; the workers can", () => {
   const key = randomBytes(32);
   const workers = new SecretBox(key);
-  const api = SecretBox.sealingOnly(sealingPublicKeyOf(key));
+  const api = SecretBox.sealingOnly(workers.publicKey);
   assert.equal(api.canOpen, false);
   const secret = randomBytes(32);
   const sealed = api.seal(secret);
   assert.throws(() => api.open(sealed), /this instance holds no secret key: sealed secrets are opened by the worker instances/);
   assert.deepEqual(Buffer.from(workers.open(sealed)), secret);
   assert.throws(() => new SecretBox(randomBytes(32)).open(sealed), 'another key');
-  assert.throws(() => parseSealingPublicKey('abc', 'secret_public_key'), /secret_public_key: must be 64 hexadecimal characters/);
+  const config = join(mkdtempSync(join(tmpdir(), 'hashlock-sealing-')), 'hashlock.json');
+  writeFileSync(config, JSON.stringify({ secret_public_key: 'abc' }));
+  assert.throws(() => loadServiceConfig(config, {}), (err: unknown) => err instanceof ConfigError && /secret_public_key/.test(err.message), 'the config takes 64 hex only');
+  assert.throws(() => SecretBox.sealingOnly(randomBytes(31)), /the sealing public key must be 32 bytes/);
 });
 
 test('a box of the older form (AES-256-GCM under the secret key itself) still opens', () => {
