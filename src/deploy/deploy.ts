@@ -51,7 +51,8 @@ export async function deployChain(request: DeployRequest): Promise<DeployOutcome
     deployerKey: request.deployerKey,
     assets,
     previous,
-    options: { ...request.options, ...(wanted.length === 0 ? { withFeeClaim: 'yes' } : {}) },
+    wholeChain: wanted.length === 0,
+    options: request.options,
     log: request.log,
   });
   // An earlier run's contracts of assets (or a FeeClaim) this run was not asked about stay recorded.

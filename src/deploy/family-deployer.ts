@@ -18,6 +18,8 @@ export interface DeployContext {
   deployerKey: Uint8Array;
   /** The assets whose HTLCs to deploy (all the chain's, or those `--asset` named). */
   assets: readonly Asset[];
+  /** No `--asset` was named: the chain's contracts that serve no one asset too (EVM's FeeClaim). */
+  wholeChain: boolean;
   /** What the deployment file recorded for this chain before, if anything. */
   previous: ChainDeployment | undefined;
   /**

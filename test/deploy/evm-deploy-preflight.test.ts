@@ -105,6 +105,12 @@ test('deploys the HTLC of each ERC-20 asset, the NativeHTLC and FeeClaim; a seco
   assert.equal(registry.chain('ethereum_localnet')!.feeClaim, byContract('FeeClaim').address);
 });
 
+test('--asset deploys only the named assets\' HTLCs: no FeeClaim', async () => {
+  const config = setup();
+  const only = await deployChain({ config, chainKey: 'ethereum_localnet', assetIds: ['ethereum_localnet:usdc'], deployerKey: Buffer.from(deployerKey.slice(2), 'hex'), options: { feeSigner }, log: () => {} });
+  assert.deepEqual(only.deployment.contracts.map((c) => [c.contract, c.assets]), [['HTLC', ['ethereum_localnet:usdc']]]);
+});
+
 test('a node of another chain is refused before anything is sent', async () => {
   const sent = await nonce();
   await assert.rejects(run(setup({ chainId: 11155111 })), (err: unknown) => err instanceof WrongChainError && /serves chain evm:31337, the registry names evm:11155111; nothing was deployed/.test(err.message));

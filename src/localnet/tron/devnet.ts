@@ -63,6 +63,7 @@ export async function deployTronLocalnet(chain: Chain, localnet: TronLocalnet): 
     deployerKey: hexToBytes(privateKeyOf(devAccount('deployer'))),
     assets: [asset],
     previous: undefined,
+    wholeChain: false,
     options: {},
     log: () => {},
   });

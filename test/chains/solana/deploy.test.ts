@@ -78,6 +78,7 @@ describe('hashlock deploy on a Solana chain (local chain, JSON-RPC only)', () =>
     access: { rpc_url: net.chain.rpcUrl },
     deployerKey: key,
     assets: chain.assets,
+    wholeChain: true,
     previous,
     options,
     log: (line) => lines.push(line),

@@ -93,7 +93,7 @@ describe('hashlock preflight on a Solana chain (local chain, JSON-RPC only)', ()
     for (const a of undeployed.chains.find((c) => c.chain === 'solana_localnet')!.assets) a.htlc.address = '';
     const chain = new Registry(undeployed, 'test', { undeployed: true }).chain('solana_localnet')!;
     const deploy = await chainAdapter(chain)!.deployer!();
-    const deployment = await deploy({ chain, access: { rpc_url: net.chain.rpcUrl }, deployerKey, assets: chain.assets, previous: undefined, options: {}, log: () => {} });
+    const deployment = await deploy({ chain, access: { rpc_url: net.chain.rpcUrl }, deployerKey, assets: chain.assets, wholeChain: true, previous: undefined, options: {}, log: () => {} });
     programs = Object.fromEntries(deployment.contracts.map((c) => [c.contract, c.address])) as typeof programs;
 
     const solver = solanaAddressOfKey(solverKey);

@@ -88,6 +88,7 @@ before(async () => {
     deployerKey: Buffer.from(deployerKey.slice(2), 'hex'),
     assets: tronChain().assets,
     previous: undefined,
+    wholeChain: true,
     options: {},
     log: () => undefined,
   });
