@@ -1,4 +1,4 @@
-// Compiles src/, test/ and scripts/ to JavaScript for `npm test`, in .test-js/: a mirror of the repository in
+// Compiles src/, test/, chaos/ and scripts/ to JavaScript for `npm test`, in .test-js/: a mirror of the repository in
 // which every .ts file has its .js beside a link to itself, and everything else (node_modules, config,
 // contracts, dist, each non-.ts file) is a link to the original. Paths the code builds from
 // `import.meta.url` or the package root so land where they do in the sources.
@@ -17,7 +17,7 @@ import { fileURLToPath, URL } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const COMPILED = join(ROOT, '.test-js');
 /** Folders whose .ts files are compiled; every other top-level entry is linked as it is. */
-const COMPILED_DIRS = ['src', 'test', 'scripts'];
+const COMPILED_DIRS = ['src', 'test', 'chaos', 'scripts'];
 /** Top-level entries the mirror leaves out (its own folder and git's). */
 const LEFT_OUT = new Set(['.test-js', '.git']);
 

@@ -35,12 +35,12 @@ const envNumber = (name, fallback) => (process.env[name] ? Number(process.env[na
 
 /** Lanes in the order a file is matched against them; the last takes every file left. */
 const LANES = [
-  { name: 'fixed-ports', concurrency: 1, perProcess: 1, match: /^test\/garden-sdk\/|^test\/e2e\/garden-sdk-relayer\.test\.ts$|^test\/devnet\/dev-killed\.test\.ts$|^test\/chains\/evm\/devnet\.test\.ts$/ },
+  { name: 'fixed-ports', concurrency: 1, perProcess: 1, match: /^test\/garden-sdk\/(?!aggregator)|^test\/e2e\/garden-sdk-relayer\.test\.ts$|^test\/devnet\/dev-killed\.test\.ts$|^test\/chains\/evm\/devnet\.test\.ts$/ },
   {
     name: 'nodes',
     concurrency: envNumber('HASHLOCK_TEST_NODE_LANE', Math.max(4, CORES * 2)),
     perProcess: 1,
-    match: /^test\/(e2e|cli|devnet|solver|mcp|contracts|engine|chains)\/|^test\/(api|relayer|affiliates|explorer)\/.*(end-to-end|solana|tron|race|claims|explorer)/,
+    match: /^test\/(e2e|cli|devnet|solver|mcp|contracts|engine|chains)\/|^test\/garden-sdk\/aggregator|^test\/(api|relayer|affiliates|explorer)\/.*(end-to-end|solana|tron|race|claims|explorer)/,
   },
   { name: 'cpu', concurrency: envNumber('HASHLOCK_TEST_CPU_LANE', CORES), perProcess: envNumber('HASHLOCK_TEST_FILES_PER_PROCESS', 6), match: /./ },
 ];
@@ -53,6 +53,7 @@ const QUICK = /^test\/([^/]+\.test\.ts|store\/|orders\/|pricing\/|config\/|event
  * alone. The rest follow in path order.
  */
 const FIRST = [
+  'test/e2e/chaos.test.ts',
   'test/e2e/node-outage-families.test.ts',
   'test/e2e/node-outage.test.ts',
   'test/e2e/database-loss.test.ts',

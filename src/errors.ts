@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   'instant_refund_closed', // the destination is funded (or being funded): no instant refund
   'action_failed', // the relayer could not carry the action out (its transaction failed for good)
   'quote_closed', // a solver's answer to a quote request after its deadline
+  'idempotency_key_reuse', // an Idempotency-Key sent before with a different body
+  'provider_rejected', // 422: the transaction reported for an order is not one its chain could have
   'payload_too_large', // 413: the body is over the size limit
   'rate_limited', // 429: too many requests for the app or the client address
   'headers_too_large', // 431: the request headers are over the size limit

@@ -112,6 +112,14 @@ export async function startService(given: ServiceConfig, options: ServiceOptions
     const timing = new WorkerTiming();
     // Filled once the API's logger exists; the API reaches a chain's actions only when a request comes.
     const runtimes = new Map<string, ChainRuntime>();
+    // With the fee signer's key claims are signed (and stored); without it (an API instance) the stored ones are served.
+    const claims = new ClaimSigner(registry, {
+      ...(config.keys.feeSigner ? { feeSignerKey: config.keys.feeSigner } : {}),
+      contracts: feeClaims,
+      rpcUrls: Object.fromEntries(Object.keys(feeClaims).flatMap((key) => (config.chains[key]?.rpc_url ? [[key, config.chains[key].rpc_url]] : []))),
+      db: store.db,
+      clock,
+    });
     const api = await buildApi({
       store,
       clock,
@@ -125,15 +133,7 @@ export async function startService(given: ServiceConfig, options: ServiceOptions
       secrets,
       affiliateFeeAssets: config.affiliateFeeAssets,
       signingOptions,
-      ...(config.keys.feeSigner
-        ? {
-            claims: new ClaimSigner(registry, {
-              feeSignerKey: config.keys.feeSigner,
-              contracts: feeClaims,
-              rpcUrls: Object.fromEntries(Object.keys(feeClaims).flatMap((key) => (config.chains[key]?.rpc_url ? [[key, config.chains[key].rpc_url]] : []))),
-            }),
-          }
-        : {}),
+      claims,
       ...(config.keys.relayer || role === 'api' ? { relayer: { actionsFor: (chainKey: string) => runtimes.get(chainKey)?.clientActions } } : {}),
       ...(role === 'workers' ? { operationsOnly: true } : {}),
       version: VERSION,
@@ -189,6 +189,15 @@ export async function startService(given: ServiceConfig, options: ServiceOptions
         { holder: instance, heartbeat, onError: (err) => failed(err, 'recording order events failed') },
       );
       stoppers.push(() => recorderLoop.stop());
+      // Affiliate fee claims, signed ahead for the API instances, which hold no key.
+      if (claims.canSign) {
+        const claimLoop = runWorker(
+          store.db,
+          timing.timed({ lease: 'fee-claims', intervalMs: 5_000, tick: async (signal) => void (await claims.signOutstanding(signal)) }),
+          { holder: instance, heartbeat, onError: (err) => failed(err, 'signing affiliate fee claims failed') },
+        );
+        stoppers.push(() => claimLoop.stop());
+      }
       const onOrderChanged: Array<(orderId: string) => void> = [
         (orderId) => {
           recorder.touch(orderId);

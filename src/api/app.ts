@@ -25,6 +25,7 @@ import { API_KEY_HEADER, API_KEY_HEADER_ALIAS, ApiKeyAuth } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import { handleClientError, handleError, handleFrameworkError, handleNotFound } from './errors.ts';
 import { registerRateLimits, type RateLimits } from './rate-limit.ts';
+import { retryHandlersOnLostConnection } from './lost-connection.ts';
 import { InProcessRequests } from './in-process.ts';
 import { registerMetrics } from './metrics.ts';
 import type { WorkerTiming } from '../worker-timing.ts';
@@ -49,9 +50,11 @@ import { registryRoutes } from './routes/registry.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { monitoringRoutes } from './routes/monitoring.ts';
 import { mcpRoutes } from '../mcp/http.ts';
+import { aggregatorRoutes } from './routes/aggregator.ts';
 import { v3OrderRoutes } from './routes/v3-orders.ts';
 import { v3QuoteRoutes } from './routes/v3-quote.ts';
 import { V3_SCHEMAS } from './v3-schemas.ts';
+import { AGGREGATOR_SCHEMAS } from './aggregator-schemas.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
 import { explorerRoutes } from '../explorer/routes.ts';
 
@@ -80,7 +83,7 @@ export interface ApiOptions {
   signingOptions?: ChainSigningOptions;
   /** Chain reads and the solver's keys for the relayed order actions; without it they answer 503. */
   relayer?: OrderActionsDeps;
-  /** Signs affiliate fee claims (the claim_* fields of the earnings read); without it they never appear. */
+  /** Affiliate fee claims (the claim_* fields of the earnings read), signed or stored; without it they never appear. */
   claims?: ClaimSigner;
   version: string;
   logger?: FastifyServerOptions['logger'];
@@ -201,8 +204,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
+  retryHandlersOnLostConnection(app);
   if (options.rateLimits) await registerRateLimits(app, auth, options.rateLimits, inProcess);
-  for (const schema of [...SHARED_SCHEMAS, ...V3_SCHEMAS]) app.addSchema(schema);
+  for (const schema of [...SHARED_SCHEMAS, ...V3_SCHEMAS, ...AGGREGATOR_SCHEMAS]) app.addSchema(schema);
 
   // Routes guarded by the API key say so in the OpenAPI document.
   app.addHook('onRoute', (route) => {
@@ -301,8 +305,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   eventRoutes(app, ctx);
   quoteRoutes(app, ctx);
   createOrderRoutes(app, ctx);
-  v3QuoteRoutes(app, ctx);
-  v3OrderRoutes(app, ctx);
+  const aggregator = aggregatorRoutes(app, ctx);
+  v3QuoteRoutes(app, ctx, aggregator);
+  v3OrderRoutes(app, ctx, aggregator);
   monitoringRoutes(app, ctx);
   mcpRoutes(app, ctx);
   orderActionRoutes(app, ctx);

@@ -3,6 +3,7 @@ import { systemClock, type Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import { findAppByKey, type App } from '../store/apps.ts';
 import type { Db } from '../store/database.ts';
+import { retryForRequest } from './lost-connection.ts';
 
 export const API_KEY_HEADER = 'service-app-id';
 /** Existing Garden clients send this name. */
@@ -32,7 +33,7 @@ export class ApiKeyAuth {
     const now = this.clock.now();
     const hit = this.remembered(key, now);
     if (hit) return hit.app;
-    const app = await findAppByKey(this.db, key);
+    const app = await retryForRequest(() => findAppByKey(this.db, key));
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     this.cache.set(key, { app, until: now + this.ttlMs });
     return app;

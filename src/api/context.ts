@@ -45,7 +45,7 @@ export interface ApiContext {
   signingOptions?: ChainSigningOptions;
   /** Relayed HTLC actions (PATCH .../orders/{id}); absent when no relayer is configured. */
   orderActions?: OrderActions;
-  /** Signs affiliate fee claims; absent when no fee signer is configured. */
+  /** Affiliate fee claims: signed with the fee signer's key, else the ones the workers stored; absent: none. */
   claims?: ClaimSigner;
   version: string;
   /** Which chains' nodes this instance cannot reach. */

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isFetchFailure, type ErrorCode } from '../errors.ts';
 import { describeIssues } from '../validation-issue.ts';
 import { isConnectionLoss } from '../store/database.ts';
+import { RETRY_AFTER_SECONDS } from './lost-connection.ts';
 
 /** The one place error codes become HTTP statuses. */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -30,6 +31,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   instant_refund_closed: 409,
   action_failed: 409,
   quote_closed: 409,
+  idempotency_key_reuse: 409,
+  provider_rejected: 422,
   payload_too_large: 413,
   rate_limited: 429,
   headers_too_large: 431,
@@ -94,27 +97,66 @@ export function bareErrorsAt(url: string): boolean {
   return path === '/v3/quote' || path.startsWith('/v3/quote/');
 }
 
+/** Requests a shared path decided were the Aggregator API's (`POST /v3/quote` by its body, `GET /v3/orders` by its query). */
+const aggregatorRequests = new WeakMap<object, { query: unknown }>();
+
+/**
+ * Marks a request as the Aggregator API's, keeping its query as sent: on a shared path the draft's
+ * schema check that follows may drop parameters it does not know.
+ */
+export function markAggregatorRequest(request: FastifyRequest): void {
+  if (!aggregatorRequests.has(request.raw)) aggregatorRequests.set(request.raw, { query: { ...(request.query as object) } });
+}
+
+/** Whether a shared path's request was marked as the Aggregator API's. */
+export const markedAggregator = (request: FastifyRequest): boolean => aggregatorRequests.has(request.raw);
+
+/** The query of a marked request as it was sent. */
+export const aggregatorQuery = (request: FastifyRequest): unknown => aggregatorRequests.get(request.raw)?.query ?? request.query;
+
+/** The Aggregator API's own paths (`/v3/registry`, `/v3/routes`, `/v3/orders/ord_...`), or a request marked as its. */
+export function isAggregatorRequest(request: FastifyRequest): boolean {
+  if (aggregatorRequests.has(request.raw)) return true;
+  const path = request.url.split('?')[0]!;
+  return path === '/v3/registry' || path === '/v3/routes' || /^\/v3\/orders\/ord_[^/]*(\/submit)?$/.test(path);
+}
+
+/** The Aggregator API names a bad key `invalid_key`; its other codes are this service's. */
+const AGGREGATOR_CODES: Partial<Record<ErrorCode, string>> = { unauthorized: 'invalid_key' };
+
+/** `{error: {code, message, retryable}}`: retryable when the same request may succeed later (429, 5xx). */
+export function aggregatorErrorBody(code: ErrorCode, message: string) {
+  const status = HTTP_STATUS[code];
+  return { error: { code: AGGREGATOR_CODES[code] ?? code, message, retryable: status === 429 || status >= 500 } };
+}
+
 export function errorBody(url: string, code: ErrorCode, message: string): object {
   return bareErrorsAt(url) ? { error: message } : { status: 'Error', error: message, code };
+}
+
+/** The error body for `request`: the Aggregator API's shape, `{error}` under /v3/quote, else the envelope. */
+function errorBodyFor(request: FastifyRequest, code: ErrorCode, message: string): object {
+  return isAggregatorRequest(request) ? aggregatorErrorBody(code, message) : errorBody(request.url, code, message);
 }
 
 /** Errors the router raises before a route is chosen (a path parameter too long, a malformed URL). */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const text = error.message.length > 200 ? `${error.message.slice(0, 200)}...` : error.message;
-  void reply.code(400).send(errorBody(request.url, 'invalid_request', `invalid request path: ${text}`));
+  void reply.code(400).send(errorBodyFor(request, 'invalid_request', `invalid request path: ${text}`));
 }
 
 /** Fastify error handler: the envelope `{status:"Error", error, code}` (under /v3/quote: `{error}`). */
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { status, code, message } = toHttpError(error);
   if (status >= 500) request.log.error({ err: error }, 'request failed');
-  return reply.code(status).send(errorBody(request.url, code, message));
+  if (status === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  return reply.code(status).send(errorBodyFor(request, code, message));
 }
 
 /** Unknown routes: 404 in the envelope. */
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const path = request.url.split('?')[0]!;
-  return reply.code(404).send(errorBody(request.url, 'not_found', `no route ${request.method.slice(0, 20)} ${path.slice(0, 200)}`));
+  return reply.code(404).send(errorBodyFor(request, 'not_found', `no route ${request.method.slice(0, 20)} ${path.slice(0, 200)}`));
 }
 
 /**

@@ -148,6 +148,20 @@ export const AffiliateFee = Type.Object(
   { $id: 'AffiliateFee' },
 );
 
+/** The client's relayed actions that failed (an order read's `failed_actions`). */
+export const FailedActions = Type.Array(
+  Type.Object({
+    action: Type.String({ description: 'initiate, redeem, refund or instant-refund' }),
+    reason: Type.String({ description: "The chain's reason: a revert by its error name (`reverted: ERC20InsufficientAllowance`), or why it was not sent" }),
+    failed_at: Type.String({ description: 'RFC 3339 UTC with microseconds' }),
+  }),
+  {
+    description:
+      'The actions relayed for the client (PATCH ?action=) that failed for good, oldest first; an `order.action_failed` event tells each. ' +
+      'Once the cause is fixed (an allowance, a balance), the same PATCH is carried out again and the action leaves this list.',
+  },
+);
+
 export const Order = Type.Object(
   {
     order_id: Type.String(),
@@ -165,6 +179,7 @@ export const Order = Type.Object(
       ORDER_STATUSES.map((s) => Type.Literal(s)),
       { description: 'Derived from the swaps, the deadline and the chain heights: see docs/order-status.md' },
     ),
+    failed_actions: FailedActions,
   },
   { $id: 'Order' },
 );

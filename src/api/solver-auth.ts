@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { Db } from '../store/database.ts';
+import { retryForRequest } from './lost-connection.ts';
 import { findSolverByKey, type RegisteredSolver } from '../store/solver-registry.ts';
 
 /** The header a registered solver sends its key in (`hashlock solvers register` prints it). */
@@ -24,11 +25,11 @@ export function solverAuth(db: Db, options: { cacheMs?: number; clock?: Clock } 
   const clock = options.clock ?? systemClock;
   const cache = new Map<string, { solver: RegisteredSolver | undefined; until: number }>();
   const lookup = async (key: string): Promise<RegisteredSolver | undefined> => {
-    if (cacheMs === 0) return findSolverByKey(db, key);
+    if (cacheMs === 0) return retryForRequest(() => findSolverByKey(db, key));
     const now = clock.now();
     const cached = cache.get(key);
     if (cached && cached.until > now) return cached.solver;
-    const solver = await findSolverByKey(db, key);
+    const solver = await retryForRequest(() => findSolverByKey(db, key));
     if (cache.size >= MAX_CACHED) cache.clear();
     cache.set(key, { solver, until: now + cacheMs });
     return solver;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_SLIPPAGE_BIPS } from '../orders/limits.ts';
 import { V3_ORDER_STATUSES } from '../orders/v3-order-view.ts';
-import { Quote } from './schemas.ts';
+import { FailedActions, Quote } from './schemas.ts';
 
 /** Schemas of the v3 API, as Garden's openapi-v3.json shapes them; registered with the shared ones. */
 
@@ -24,6 +24,7 @@ export const V3Order = Type.Object(
       V3_ORDER_STATUSES.map((s) => Type.Literal(s)),
       { description: 'not_initiated, in_progress, completed (the client is paid), expired or refunded' },
     ),
+    failed_actions: FailedActions,
   },
   { $id: 'V3Order' },
 );

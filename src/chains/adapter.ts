@@ -46,6 +46,8 @@ export interface ChainAdapter {
   quoteInitiate(chain: Chain, signingData: Record<string, unknown>): Record<string, unknown>;
   /** The initiate holds chain state that expires (a recent blockhash): never cached. */
   readonly initiateExpires?: boolean;
+  /** How the Aggregator API (`/v3/registry`, an order's `steps`) shows this family; absent: not offered there. */
+  readonly aggregator?: AggregatorFamily;
   /** Whether the service, not the client, pays to put the action on chain (the app then needs its gasless flag). */
   servicePays(action: RelayerAction): boolean;
   /** A client's instant refund is signed over hashes (or one digest) the service serves (GET /v2/orders/{id}/instant-refund-hash). */
@@ -89,11 +91,43 @@ export interface ChainAdapter {
   connect?: (ctx: ChainContext) => ChainRuntime;
 }
 
+/** One thing the user does, in the Aggregator API's `Step` shape (docs/api.md, "The Aggregator API"). */
+export interface AggregatorStep {
+  /** `approve`, `initiate`, `refund`, ...: several steps may share one. */
+  id: string;
+  /** `deposit` (send `deposit.amount` to `deposit.address`), `transaction` (sign and send `data`) or `signature` (sign `data`, submit the signature). */
+  kind: 'deposit' | 'transaction' | 'signature';
+  action: string;
+  description?: string;
+  deposit?: { chain: string; address: string; amount: string };
+  /** The chain's own payload; `chain` is the registry's chain key. */
+  data?: { chain: string } & Record<string, unknown>;
+}
+
+/** A family as the Aggregator API shows it: its chains' kind and the user's steps there. */
+export interface AggregatorFamily {
+  /** The registry's `vm_type`: `evm`, `bvm`, `svm`, `tvm`. */
+  readonly vmType: string;
+  /** The chain's own id in decimal, where it has one (EIP-155 on EVM); absent on Bitcoin. */
+  chainId?(chain: Chain): string | undefined;
+  /**
+   * The steps that fund the source, from its signing data (`FamilyHtlc.sourceSigningData`). With
+   * `gasless`, the initiate is a `signature` step where the family relays one (the submit's `signature`
+   * is the order's gasless `initiate`).
+   */
+  fundingSteps(asset: Asset, amount: bigint, signingData: Record<string, unknown>, gasless: boolean): AggregatorStep[];
+  /**
+   * The user's own refund of its source HTLC `swapId` once its timelock has run out; absent where the
+   * service refunds the client itself (a Bitcoin-family key it holds).
+   */
+  refundSteps?(asset: Asset, swapId: string, amount: bigint): AggregatorStep[];
+}
+
 /** What a family's fee claims of one chain need. */
 export interface FeeClaimAccess {
   chain: Chain;
-  /** The key the claim contract names as its signer. */
-  feeSignerKey: Hex;
+  /** The key the claim contract names as its signer; without it claims are read, not signed (an API instance). */
+  feeSignerKey?: Hex;
   /** The claim contract's address. */
   contract: string;
   /** To read what was claimed already; without it the stored total counts. */
@@ -139,8 +173,18 @@ export interface Claim {
 }
 
 export interface FeeClaimSigner {
-  /** The claim open for one earnings row in `asset`, or undefined when nothing is claimable. */
-  claimFor(row: ClaimableRow, asset: Asset): Promise<Claim | undefined>;
+  /** The claim contract's address, as claims name it. */
+  readonly contract: string;
+  /**
+   * What the contract has paid `affiliate` in `asset` in all, read from the chain; `stored` (the store's
+   * total) without an RPC. Undefined for an address or token the contract cannot pay.
+   */
+  claimed(affiliate: string, asset: Asset, stored: bigint): Promise<bigint | undefined>;
+  /**
+   * The fee signer's signature of a claim by `affiliate` of `cumulativeAmount` in all; undefined without
+   * the key, or for an address or token the contract cannot pay.
+   */
+  sign(affiliate: string, asset: Asset, cumulativeAmount: bigint): Promise<string | undefined>;
   /**
    * The claims the contract paid `affiliate` in `asset`, oldest first, read from the chain; none without
    * an RPC (or for an address or token the contract cannot pay). A chain read that fails throws

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ChainAdapter, PartyMatchKey, ScriptKeys } from './adapter.ts';
+import { bitcoinAggregator } from './aggregator-steps.ts';
 import { bitcoinAdapter } from './bitcoin/adapter.ts';
 import { evmAdapter } from './evm/adapter.ts';
 import type { FamilyHtlc } from './family.ts';
@@ -12,7 +13,7 @@ import { tronAdapter } from './tron/adapter.ts';
 /** The adapter of each chain family that has one (lightning, spark and hypercore do not yet). */
 const ADAPTERS: Partial<Record<Family, ChainAdapter>> = {
   evm: evmAdapter,
-  bitcoin: bitcoinAdapter,
+  bitcoin: { ...bitcoinAdapter, aggregator: bitcoinAggregator },
   solana: solanaAdapter,
   starknet: starknetAdapter,
   tron: tronAdapter,

@@ -149,7 +149,7 @@ export class TxEngine<P = unknown> {
         const signed: Array<{ item: JobItem<P>; tx: NewTx }> = [];
         for (const result of chunk) {
           signedIds.add(result.job.id);
-          if ('refused' in result) sending.push(this.guarded(result.job, () => this.attemptFailed(result.job, result.refused)));
+          if ('refused' in result) sending.push(this.guarded(result.job, () => this.attemptFailed(result.job, result.refused, { untilNewBlock: true })));
           else signed.push({ item: result, tx: result.signed });
         }
         const saved = await saveSignedTxs(
@@ -350,8 +350,9 @@ export class TxEngine<P = unknown> {
     await markSubmitted(this.db, job.id, { worker: this.worker, txHash, recheckMs: this.recheckMs, now: this.clock.now() });
   }
 
-  private async attemptFailed(job: ClaimedJob, error: string): Promise<void> {
-    const status = await markAttemptFailed(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, now: this.clock.now() });
+  /** A refused attempt; a reverted simulation (`untilNewBlock`) is simulated again on a newer block. */
+  private async attemptFailed(job: ClaimedJob, error: string, options: { untilNewBlock?: boolean } = {}): Promise<void> {
+    const status = await markAttemptFailed(this.db, job.id, { worker: this.worker, error, retryMs: this.retryMs, now: this.clock.now(), ...options });
     engineCounters.refused.inc({ chain: this.chain });
     this.log.warn({ chain: this.chain, job: job.id, action: job.action, status, error }, 'attempt refused');
   }

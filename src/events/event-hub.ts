@@ -117,6 +117,8 @@ export class EventHub {
   private readonly byApp = new Map<string, Set<Stream>>();
   private readonly bySolver = new Map<string, Set<Stream>>();
   private readonly everyOrder = new Set<Stream>();
+  /** Long-polls of one order (GET /v3/orders/{id}?wait=), woken by its next event. */
+  private readonly waiters = new Map<string, Set<() => void>>();
   private pulling: Promise<void> | undefined;
   private pullAgain = false;
   private readonly heartbeatMs: number;
@@ -157,6 +159,34 @@ export class EventHub {
       for (const stream of this.streams) stream.res.end();
       await this.pulling;
     };
+  }
+
+  /**
+   * Resolves true at the next event of `orderId` this instance hears (or `wake`), false after
+   * `timeoutMs` or once `signal` aborts. Registered before it returns, so nothing recorded after the
+   * call is missed.
+   */
+  nextEventOf(orderId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const set = setOf(this.waiters, orderId);
+      const done = (changed: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+        unsetOf(this.waiters, orderId, wake);
+        resolve(changed);
+      };
+      const wake = () => done(true);
+      const aborted = () => done(false);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      set.add(wake);
+      if (signal?.aborted) return done(false);
+      signal?.addEventListener('abort', aborted, { once: true });
+    });
+  }
+
+  /** Wakes this instance's long-polls of `orderId` (a change that records no event: a reported deposit). */
+  wake(orderId: string): void {
+    for (const wake of [...(this.waiters.get(orderId) ?? [])]) wake();
   }
 
   /** Open streams on this instance. */
@@ -269,6 +299,7 @@ export class EventHub {
     this.byApp.get(event.appId)?.forEach(deliver);
     this.bySolver.get(event.solverId)?.forEach(deliver);
     this.everyOrder.forEach(deliver);
+    this.wake(event.orderId);
   }
 }
 

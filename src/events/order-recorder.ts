@@ -4,7 +4,7 @@ import { orderJson } from '../orders/order-json.ts';
 import { orderStatus } from '../orders/status.ts';
 import type { Db } from '../store/database.ts';
 import { appendOrderEvents, lockEventHeads, ordersMovedByTime, ordersToRecheck, type NewOrderEvent } from '../store/order-events.ts';
-import { findOrders } from '../store/orders.ts';
+import { findOrders, type OrderRecord } from '../store/orders.ts';
 import type { OrderEvent } from './order-event.ts';
 
 /** Work done in the recording transaction with the events it appends (the webhook outbox). */
@@ -82,12 +82,21 @@ export class OrderRecorder {
     const current = orders.map((order) => ({ order, status: orderStatus(order, clock) }));
     return this.db.transaction().execute(async (trx) => {
       const heads = await lockEventHeads(trx, ids);
-      const events: NewOrderEvent[] = current
-        .filter(({ order, status }) => heads.get(order.id) !== status)
-        .map(({ order, status }) => ({ orderId: order.id, appId: order.appId, solverId: order.solverId, status, orderJson: orderJson(order, status) }));
+      // A new status is an event; so is a relayed action that failed since the last one (the status
+      // event carries it too, in the order's failed_actions, when both come at once).
+      const events: NewOrderEvent[] = current.flatMap(({ order, status }): NewOrderEvent[] => {
+        const head = heads.get(order.id);
+        const failures = failureKey(order);
+        const type = head?.status !== status ? 'order.status' : failures !== '' && failures !== head.failures ? 'order.action_failed' : undefined;
+        if (!type) return [];
+        return [{ orderId: order.id, appId: order.appId, solverId: order.solverId, type, status, orderJson: orderJson(order, status), failures }];
+      });
       const appended = await appendOrderEvents(trx, events);
       for (const after of this.afterRecord) await after(trx, appended);
       return appended;
     });
   }
 }
+
+/** Which failed actions an order has, as the event head remembers them: each failure is told once. */
+const failureKey = (order: OrderRecord): string => (order.failedActions ?? []).map((f) => `${f.action}@${f.failedAt}`).join(',');

@@ -17,6 +17,7 @@ export function orderView(order: OrderRecord, status: OrderStatus) {
     solver_id: order.solverId,
     slippage: order.slippage,
     status,
+    failed_actions: (order.failedActions ?? []).map((f) => ({ action: f.action, reason: f.reason, failed_at: toRfc3339Micro(f.failedAt) })),
   };
 }
 

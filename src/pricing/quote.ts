@@ -16,6 +16,11 @@ export interface QuoteRequest {
   toAmount?: bigint;
   /** Total affiliate fee in bips; it comes out of the destination amount. */
   affiliateFeeBips: number;
+  /**
+   * A price to show, not to order at (`GET /v2/quote?indicative=true`): the in-process strategies alone,
+   * whatever liquidity is left; registered solvers are not asked.
+   */
+  indicative?: boolean;
 }
 
 export interface SolverQuote {
@@ -165,7 +170,9 @@ export class Quoter {
       affiliateFeeBips: req.affiliateFeeBips,
       purpose: 'quote',
     };
-    const [available, answers] = await Promise.all([this.available(req.to.id), this.answers(ask, external)]);
+    const [available, answers] = req.indicative
+      ? [undefined, []]
+      : await Promise.all([this.available(req.to.id), this.answers(ask, external)]);
     const priced = [
       ...strategies.map((s) => {
         const sourceAmount = req.fromAmount ?? sourceAmountFor(s, req.toAmount!, prices, req.affiliateFeeBips);
@@ -181,7 +188,7 @@ export class Quoter {
         outOfRange ??= new AppError('amount_out_of_range', `expected amount to be within the range of ${min} to ${max} (${req.from.id} base units)`);
         return undefined;
       }
-      const left = available.get(s.solverId) ?? 0n;
+      const left = available ? (available.get(s.solverId) ?? 0n) : destination;
       if (destination > left) {
         short ??= new AppError('insufficient_liquidity', `insufficient liquidity: at most ${left} ${req.to.id} base units available`);
         return undefined;
@@ -196,10 +203,31 @@ export class Quoter {
       req.fromAmount !== undefined ? Number(b.destinationAmount - a.destinationAmount) : Number(a.sourceAmount - b.sourceAmount),
     );
     const best = quotes[0]!;
+    if (req.indicative) return quotes;
     const match = await this.matchFirst(ask, { solverId: best.strategy.solverId, sourceAmount: best.sourceAmount, destinationAmount: best.destinationAmount }, external);
     const matched = match && honoured(answerEntry(match));
     if (!matched) return quotes;
     return [matched, ...quotes.filter((q) => q.strategy.solverId !== matched.strategy.solverId)];
+  }
+
+  /**
+   * The pairs the in-process strategies quote and the route policy allows, each with the widest source
+   * range among them (`GET /v3/routes`); registered solvers' pairs are not listed.
+   */
+  routes(): Array<{ from: Asset; to: Asset; min: bigint; max: bigint }> {
+    const pairs = new Map<string, { from: Asset; to: Asset; min: bigint; max: bigint }>();
+    for (const s of this.strategies) {
+      try {
+        this.policy.check(s.from, s.to);
+      } catch {
+        continue;
+      }
+      const { min, max } = sourceRange(s);
+      const key = `${s.from.id}|${s.to.id}`;
+      const seen = pairs.get(key);
+      pairs.set(key, seen ? { ...seen, min: min < seen.min ? min : seen.min, max: max > seen.max ? max : seen.max } : { from: s.from, to: s.to, min, max });
+    }
+    return [...pairs.values()];
   }
 
   pricesOf(from: Asset, to: Asset): Prices {

@@ -28,6 +28,9 @@ import * as m0019 from './migrations/0019_record_watcher_poll.ts';
 import * as m0020 from './migrations/0020_registered_solvers.ts';
 import * as m0021 from './migrations/0021_solver_standing.ts';
 import * as m0022 from './migrations/0022_solver_quotes.ts';
+import * as m0023 from './migrations/0023_worker_signed_requests.ts';
+import * as m0024 from './migrations/0024_failed_actions.ts';
+import * as m0025 from './migrations/0025_aggregator.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { PreparingClient } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -72,6 +75,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_registered_solvers': m0020,
   '0021_solver_standing': m0021,
   '0022_solver_quotes': m0022,
+  '0023_worker_signed_requests': m0023,
+  '0024_failed_actions': m0024,
+  '0025_aggregator': m0025,
 };
 
 const TEXT_TYPES = {
@@ -206,30 +212,44 @@ async function listenPostgres(url: string, channel: string, handlers: ListenHand
   let client: pg.Client | undefined;
   let retryMs = 250;
   let timer: NodeJS.Timeout | undefined;
+  const retry = () => {
+    if (!closed) timer = setTimeout(() => void connect(), retryMs);
+  };
+  // One chain of attempts: a connection lost while it is set up is retried by the attempt itself, one
+  // lost later by its 'end' (both at once made two listeners per loss, and a stop closed only one).
   const connect = async (): Promise<void> => {
     const c = new pg.Client({ connectionString: url });
     c.on('error', () => undefined); // 'end' follows and handles it
+    let ended = false;
+    let established = false;
+    c.once('end', () => {
+      ended = true;
+      if (!established) return;
+      client = undefined;
+      handlers.connected(false);
+      retry();
+    });
     try {
       await c.connect();
       c.on('notification', (n) => {
         if (n.channel === channel && n.payload) handlers.message(n.payload);
       });
-      c.once('end', () => {
-        client = undefined;
-        handlers.connected(false);
-        if (!closed) timer = setTimeout(() => void connect(), retryMs);
-      });
       await c.query(`listen ${channel}`);
       if (closed) return void (await c.end());
-      client = c;
-      retryMs = 250;
-      handlers.connected(true);
+      if (!ended) {
+        established = true;
+        client = c;
+        retryMs = 250;
+        handlers.connected(true);
+        return;
+      }
     } catch {
-      handlers.connected(false);
-      await c.end().catch(() => undefined);
-      retryMs = Math.min(retryMs * 2, 2_000);
-      if (!closed) timer = setTimeout(() => void connect(), retryMs);
+      // retried below
     }
+    handlers.connected(false);
+    await c.end().catch(() => undefined);
+    retryMs = Math.min(retryMs * 2, 2_000);
+    retry();
   };
   await connect();
   return async () => {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { ORDER_EVENT_CHANNEL, type OrderEvent } from '../events/order-event.ts';
 import { CLOCK_MOVES, statusRule, type OrderStatus } from '../orders/status.ts';
 import { toRfc3339Micro, type Db } from './database.ts';
+import type { OrderEventType } from './schema.ts';
 import { conditionSql, statusList, statusSql, tablesRead } from './status-sql.ts';
 
 interface EventRow {
@@ -12,10 +13,12 @@ interface EventRow {
   created_at: string;
   order_json: string;
   solver_id: string | null;
+  type: OrderEventType;
 }
 
 const eventOfRow = (r: EventRow): OrderEvent => ({
   id: r.id,
+  type: r.type,
   orderId: r.order_id,
   appId: r.app_id,
   solverId: r.solver_id ?? '',
@@ -78,23 +81,32 @@ export async function latestEventId(db: Db): Promise<string> {
  * so events commit in id order (a reader resuming after an id never misses one committed later with
  * a smaller id) and two recorders never append the same change.
  */
-export async function lockEventHeads(trx: Db, orderIds: readonly string[]): Promise<Map<string, OrderStatus>> {
+export async function lockEventHeads(trx: Db, orderIds: readonly string[]): Promise<Map<string, EventHead>> {
   await sql`select pg_advisory_xact_lock(hashtext('order_events'))`.execute(trx);
   if (orderIds.length === 0) return new Map();
   const rows = await trx
     .selectFrom('order_event_heads')
-    .select(['order_id', 'status'])
+    .select(['order_id', 'status', 'failures'])
     .where('order_id', 'in', orderIds)
     .execute();
-  return new Map(rows.map((r) => [r.order_id, r.status as OrderStatus]));
+  return new Map(rows.map((r) => [r.order_id, { status: r.status as OrderStatus, failures: r.failures }]));
+}
+
+/** What the log last told of an order: its status, and which failed actions (`failureKey`). */
+export interface EventHead {
+  status: OrderStatus;
+  failures: string;
 }
 
 export interface NewOrderEvent {
   orderId: string;
   appId: string;
   solverId: string;
+  type: OrderEventType;
   status: OrderStatus;
   orderJson: string;
+  /** The order's failed actions as told with this event (`failureKey`). */
+  failures: string;
 }
 
 /**
@@ -107,18 +119,20 @@ export async function appendOrderEvents(trx: Db, events: readonly NewOrderEvent[
   // Identical notifications of one transaction are delivered once: one per append.
   const { rows } = await sql<EventRow>`
     with ev as (
-      insert into order_events (order_id, app_id, solver_id, status, order_json)
-      select e.order_id, e.app_id, e.solver_id, e.status, e.order_json
+      insert into order_events (order_id, app_id, solver_id, type, status, order_json)
+      select e.order_id, e.app_id, e.solver_id, e.type, e.status, e.order_json
       from unnest(${column((e) => e.orderId)}::text[], ${column((e) => e.appId)}::text[], ${column((e) => e.solverId)}::text[],
-        ${column((e) => e.status)}::text[], ${column((e) => e.orderJson)}::text[]) with ordinality as e(order_id, app_id, solver_id, status, order_json, n)
+        ${column((e) => e.type)}::text[], ${column((e) => e.status)}::text[], ${column((e) => e.orderJson)}::text[])
+        with ordinality as e(order_id, app_id, solver_id, type, status, order_json, n)
       order by e.n
       returning *
     ), heads as (
-      insert into order_event_heads (order_id, status, event_id)
-      select order_id, status, id from ev
-      on conflict (order_id) do update set status = excluded.status, event_id = excluded.event_id
+      insert into order_event_heads (order_id, status, event_id, failures)
+      select ev.order_id, ev.status, ev.id, f.failures from ev
+        join unnest(${column((e) => e.orderId)}::text[], ${column((e) => e.failures)}::text[]) as f(order_id, failures) on f.order_id = ev.order_id
+      on conflict (order_id) do update set status = excluded.status, event_id = excluded.event_id, failures = excluded.failures
     )
-    select ev.id, ev.order_id, ev.app_id, ev.solver_id, ev.status, ev.created_at, ev.order_json,
+    select ev.id, ev.order_id, ev.app_id, ev.solver_id, ev.type, ev.status, ev.created_at, ev.order_json,
       pg_notify(${ORDER_EVENT_CHANNEL}, (max(ev.id) over ())::text)::text as notified
     from ev order by ev.id
   `.execute(trx);

@@ -66,6 +66,17 @@ export interface OrderRecord {
   destination: SwapRecord;
   affiliateFees: AffiliateFeeRecord[];
   quote: QuoteTerms;
+  /** The client's relayed actions whose jobs failed for good (none once asked for again), oldest first. */
+  failedActions?: FailedAction[];
+}
+
+/** A relayed action of the client (PATCH ?action=) whose job failed, with the chain's reason. */
+export interface FailedAction {
+  action: string;
+  /** The job's last error: the revert decoded, or why it was not sent (safety rule 7: nothing secret). */
+  reason: string;
+  /** When it failed, PostgreSQL text in UTC. */
+  failedAt: string;
 }
 
 export interface NewSwap {
@@ -234,7 +245,10 @@ async function selectOrders(db: Db, from: RawBuilder<unknown>, rest: RawBuilder<
       ${swapColumns('s')}, ${swapColumns('d')},
       (select coalesce(json_agg(json_build_object('address', f.address, 'fee', f.fee_bips, 'asset', f.asset,
           'amount', f.amount::text) order by f.position), '[]'::json)
-        from affiliate_fees f where f.order_id = o.id) as affiliate_fees ${extra}
+        from affiliate_fees f where f.order_id = o.id) as affiliate_fees,
+      (select coalesce(json_agg(json_build_object('action', j.action, 'reason', j.last_error, 'failedAt', j.updated_at::text) order by j.id), '[]'::json)
+        from relayer_jobs j where j.order_id = o.id and j.status = 'failed'
+          and j.action in ('initiate', 'redeem', 'refund', 'instant-refund')) as failed_actions ${extra}
     from ${from}
     join quotes q on q.order_id = o.id
     join swaps s on s.order_id = o.id and s.side = 'source'
@@ -291,6 +305,7 @@ function orderOfRow(row: Record<string, unknown>): OrderRecord {
     source: swap('s'),
     destination: swap('d'),
     affiliateFees: (typeof fees === 'string' ? JSON.parse(fees) : fees) as AffiliateFeeRecord[],
+    failedActions: (typeof row.failed_actions === 'string' ? JSON.parse(row.failed_actions) : row.failed_actions) as FailedAction[],
     quote: {
       sourceAmount: row.source_amount as string,
       destinationAmount: row.destination_amount as string,

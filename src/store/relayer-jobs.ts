@@ -195,6 +195,9 @@ export async function claimJobsAndNext(
         select id from relayer_jobs
         where chain = ${input.chain} and signer = ${signer} and run_after <= ${decisionTime(input.now)}
           and (status in ('queued', 'submitted') or (status = 'running' and locked_until < now())) ${which}
+          and (refused_at_height is null or status <> 'queued'
+            or refused_at_height < coalesce((select h.height from chain_heights h where h.chain = relayer_jobs.chain), refused_at_height + 1)
+            or run_after <= ${decisionTime(input.now)} - ${`${RESIMULATE_WITHOUT_BLOCK_MS} milliseconds`}::interval)
         order by ${order}
         limit ${input.limit}
         for update skip locked
@@ -262,11 +265,21 @@ export async function markSubmittedMany(
   `.execute(db);
 }
 
-/** Records a failed attempt: the job is retried after `retryMs`, or fails for good past its attempts. */
+/**
+ * How long a job whose simulation reverted waits for a new block before it is simulated again anyway
+ * (the watcher that records the chain's height may be away).
+ */
+export const RESIMULATE_WITHOUT_BLOCK_MS = 60_000;
+
+/**
+ * Records a failed attempt: the job is retried after `retryMs`, or fails for good past its attempts.
+ * A reverted simulation (`untilNewBlock`) is retried once the chain's recorded height passes the one
+ * it reverted at, or `RESIMULATE_WITHOUT_BLOCK_MS` later: on the same state it reverts again.
+ */
 export async function markAttemptFailed(
   db: Db,
   id: string,
-  input: { worker: string; error: string; retryMs: number; now?: number },
+  input: { worker: string; error: string; retryMs: number; now?: number; untilNewBlock?: boolean },
 ): Promise<JobStatus> {
   const row = await db
     .updateTable('relayer_jobs')
@@ -279,6 +292,7 @@ export async function markAttemptFailed(
         .end(),
       last_error: input.error.slice(0, 2000),
       deferrals: 0,
+      refused_at_height: input.untilNewBlock ? sql<string>`(select h.height from chain_heights h where h.chain = relayer_jobs.chain)` : null,
       locked_by: null,
       locked_until: null,
       run_after: sql`${decisionTime(input.now)} + ${`${input.retryMs} milliseconds`}::interval`,

@@ -45,6 +45,8 @@ const generated = <S, I, U>(c: Column<S, I, U>): Column<S, never, never> => ({ t
 /** A bigserial id: a decimal string, drawn by the database. */
 const serial = () => withDefault(column<string>('bigint'));
 
+/** What an order event tells: a new status, or a relayed action of the client that failed. */
+export type OrderEventType = 'order.status' | 'order.action_failed';
 export type JobStatus = 'queued' | 'running' | 'submitted' | 'confirmed' | 'failed';
 /** The account that signs a job's transaction. */
 export type JobSigner = 'relayer' | 'solver';
@@ -238,6 +240,8 @@ export const SCHEMA = {
     tx_hash: withDefault(text()),
     /** The account's sequence number of the signed transaction (EVM); null where a family has none. */
     nonce: nullable(bigint()),
+    /** The chain's height when its simulation last reverted: it is simulated again on a newer block (migration 0024). */
+    refused_at_height: nullable(bigint()),
     /** The last block height at which the signed transaction can land (Solana); null where it does not expire so. */
     valid_until_height: nullable(bigint()),
     /** The signed transaction as its chain's node takes it (EVM hex, Solana base64, Bitcoin hex); '' before signing. */
@@ -304,11 +308,15 @@ export const SCHEMA = {
     order_json: text(),
     /** The order's solver (migration 0022): what a solver's stream of its matched orders follows. */
     solver_id: nullable(text()),
+    /** `order.status`, or `order.action_failed` (migration 0024). */
+    type: withDefault(text<OrderEventType>()),
   },
   order_event_heads: {
     order_id: text(),
     status: text(),
     event_id: bigint(),
+    /** The failed actions the log has told (`failureKey`), so each failure is told once. */
+    failures: withDefault(text()),
   },
   webhook_endpoints: {
     id: text(),
@@ -338,6 +346,38 @@ export const SCHEMA = {
     created_at: withDefault(timestamptz()),
     updated_at: withDefault(timestamptz()),
     delivered_at: nullable(timestamptz()),
+  },
+  fee_claim_signatures: {
+    affiliate: text(),
+    asset: text(),
+    contract: text(),
+    cumulative_amount: numeric(),
+    signature: text(),
+    signed_at: withDefault(timestamptz()),
+  },
+  bitcoin_spend_requests: {
+    idempotency_key: text(),
+    order_id: text(),
+    action: text(),
+    sealed_body: bytea(),
+    status: withDefault(text<'pending' | 'done' | 'refused'>()),
+    error_code: withDefault(text()),
+    error_message: withDefault(text()),
+    created_at: withDefault(timestamptz()),
+    updated_at: withDefault(timestamptz()),
+  },
+  aggregator_quotes: {
+    app_id: text(),
+    idempotency_key: text(),
+    /** sha256 of the request body as the Aggregator API read it. */
+    request_hash: text(),
+    order_id: text(),
+    created_at: withDefault(timestamptz()),
+  },
+  aggregator_deposits: {
+    order_id: text(),
+    tx_hash: text(),
+    at: withDefault(timestamptz()),
   },
   webhook_attempts: {
     id: serial(),

@@ -158,7 +158,7 @@ export async function nextUnusedNonce(db: Db, chain: string, signer: JobSigner =
  */
 export async function requeueFailedJob(db: Db, idempotencyKey: string, broadcastBy?: Date): Promise<boolean> {
   const result = await sql`
-    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, valid_until_height = null, signed_at = null, deferrals = 0,
+    update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, valid_until_height = null, signed_at = null, deferrals = 0, refused_at_height = null,
       broadcast_by = coalesce(${broadcastBy ?? null}::timestamptz, broadcast_by), cancelled_at = null, run_after = now(), updated_at = now()
     where idempotency_key = ${idempotencyKey} and status = 'failed'
   `.execute(db);
@@ -172,7 +172,7 @@ export async function requeueFailedJob(db: Db, idempotencyKey: string, broadcast
 export async function requeueFailedJobWith(db: Db, idempotencyKey: string, payload: unknown): Promise<boolean> {
   const result = await sql`
     update relayer_jobs set status = 'queued', attempts = 0, raw_tx = '', nonce = null, valid_until_height = null, signed_at = null,
-      payload = ${JSON.stringify(payload)}::jsonb, last_error = '', run_after = now(), updated_at = now()
+      payload = ${JSON.stringify(payload)}::jsonb, last_error = '', refused_at_height = null, run_after = now(), updated_at = now()
     where idempotency_key = ${idempotencyKey} and status = 'failed'
   `.execute(db);
   return Number(result.numAffectedRows ?? 0n) === 1;

@@ -119,4 +119,26 @@ describeEachStore('affiliate fee claims', (kind) => {
     assert.equal((await usdcBalance(affiliate)) - mid, 300_000n);
     assert.equal('claim_amount' in (await earnings()), false);
   });
+
+  test('an API without the key serves the claim a worker pass stored, and FeeClaim pays it', async () => {
+    const keyless = await apiWithClaims(store, registry, CHAIN, { node, deployment }, { keyless: true });
+    try {
+      await accrue(400_000n);
+      const worker = new ClaimSigner(registry, { feeSignerKey: privateKeyOf(devAccount('feeSigner')), contracts: { [CHAIN]: deployment.contracts.feeClaim }, db: store.db });
+      assert.ok((await worker.signOutstanding()) >= 1);
+      const read = async () => {
+        const res = await keyless.inject({ url: '/v2/apps/earnings', headers: { 'service-app-id': key } });
+        return res.json<{ result: Array<Record<string, any>> }>().result.find((r) => r.affiliate === affiliate)!;
+      };
+      const entry = await read();
+      assert.equal(entry.total_earnings, '2700000');
+      assert.equal(entry.claim_amount, '400000', 'the contract paid 2300000 already');
+      const before = await usdcBalance(affiliate);
+      await claim(entry);
+      assert.equal((await usdcBalance(affiliate)) - before, 400_000n);
+      assert.equal('claim_amount' in (await read()), false);
+    } finally {
+      await keyless.close();
+    }
+  });
 });

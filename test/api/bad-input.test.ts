@@ -32,7 +32,7 @@ const AUTHED = [
   `/v2/orders/${'a'.repeat(64)}/instant-refund-hash`,
   '/v2/orders',
   '/v2/orders?status=completed',
-  '/v3/orders',
+  '/v3/orders?page=1',
   `/v3/orders/${'a'.repeat(64)}`,
   '/v3/estimate?from=ethereum_localnet:wbtc&to=arbitrum_localnet:wbtc&from_amount=100000',
   '/v3/assets',

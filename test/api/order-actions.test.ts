@@ -18,6 +18,8 @@ import { runWorker } from '../../src/lease-loop.ts';
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
 import { acquireLease, releaseLease, solverLeaseName } from '../../src/store/leases.ts';
 import { findOrder } from '../../src/store/orders.ts';
+import { OrderRecorder } from '../../src/events/order-recorder.ts';
+import { eventJson } from '../../src/events/order-event.ts';
 import { htlcOrder, newSecret, openActionsApi, settled, startChains, type ActionsApi, type LocalChain } from '../relayer/harness.ts';
 
 const registry = localnetRegistry();
@@ -434,6 +436,47 @@ describeEachStore('PATCH order actions', (kind) => {
     }
     assert.equal(await eth.wbtcBalance(user.address), userBefore + AMOUNT, 'the user has its source back');
     assert.equal(await instantRefundSigned(t.store.db, o.id), true, 'rule 5: the solver never funds it now');
+  });
+
+  test('a relayed initiate that reverts is told to its client: failed_actions with the decoded revert, an order.action_failed event; fixed, the same PATCH is carried out', async () => {
+    const o = await createOrder();
+    const recorder = new OrderRecorder(t.store.db);
+    await recorder.tick(); // the order's created event
+    // Signed, but its allowance taken back: the gasless initiate reverts in simulation.
+    const signature = await approveAndSign(o.created);
+    const revoke = await eth.wallet(user).writeContract({ account: user, chain: undefined, address: eth.deployment.contracts.wbtc, abi: erc20Abi, functionName: 'approve', args: [eth.deployment.contracts.wbtcHtlc, 0n] });
+    assert.equal((await eth.client.waitForTransactionReceipt({ hash: revoke })).status, 'success');
+    const first = await patch('v2', o.id, 'initiate', { signature });
+    // Failed while the request waited (this relayer retries every 200 ms): the answer says so; a slower
+    // failure is answered 202 and told by the order and its events only.
+    if (first.status !== 202) assert.deepEqual([first.status, first.body.code, first.body.error], [409, 'action_failed', 'initiate: the relayer could not complete it: reverted: ERC20InsufficientAllowance']);
+    const failed = await settled(t.store, `${o.id}:initiate`);
+    assert.equal(failed.status, 'failed');
+
+    const read = async () => (await t.api.inject({ url: `/v2/orders/${o.id}`, headers: { 'service-app-id': t.key } })).json<Record<string, any>>().result;
+    const order = await read();
+    assert.equal(order.status, 'created');
+    assert.equal(order.failed_actions.length, 1);
+    assert.equal(order.failed_actions[0].action, 'initiate');
+    assert.match(order.failed_actions[0].reason, /reverted: ERC20InsufficientAllowance/);
+    assert.match(order.failed_actions[0].failed_at, /^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    recorder.touch(o.id);
+    const told = (await recorder.tick()).filter((e) => e.orderId === o.id);
+    assert.deepEqual(told.map((e) => [e.type, e.status]), [['order.action_failed', 'created']]);
+    assert.match(JSON.parse(told[0]!.orderJson).failed_actions[0].reason, /ERC20InsufficientAllowance/);
+    assert.match(eventJson(told[0]!), /"type":"order\.action_failed"/);
+    recorder.touch(o.id);
+    assert.deepEqual((await recorder.tick()).filter((e) => e.orderId === o.id), [], 'told once');
+
+    // The client approves again and asks again: carried out, and the failure leaves the order.
+    const approval = o.created.approval_transaction;
+    const approved = await eth.wallet(user).sendTransaction({ account: user, chain: undefined, to: approval.to, data: approval.data });
+    assert.equal((await eth.client.waitForTransactionReceipt({ hash: approved })).status, 'success');
+    const again = await patch('v2', o.id, 'initiate', { signature });
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.equal((await settled(t.store, `${o.id}:initiate`)).status, 'confirmed');
+    assert.deepEqual((await read()).failed_actions, []);
+    assert.equal((await htlcOrder(eth, o.order.source_swap.swap_id)).amount, AMOUNT, 'the source is funded');
   });
 
   test('who may act: another app gets 403 on every action and nothing is sent; the creating app needs the gasless flag', async () => {

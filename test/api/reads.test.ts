@@ -50,9 +50,10 @@ describeEachStore('API reads', (kind) => {
     assert.equal(body.status, 'Ok');
     const o = body.result;
     assert.deepEqual(Object.keys(o).sort(), [
-      'affiliate_fees', 'created_at', 'deadline', 'destination_swap', 'integrator', 'nonce', 'order_id', 'slippage',
+      'affiliate_fees', 'created_at', 'deadline', 'destination_swap', 'failed_actions', 'integrator', 'nonce', 'order_id', 'slippage',
       'solver_id', 'source_swap', 'status', 'version',
     ]);
+    assert.deepEqual(o.failed_actions, [], 'no relayed action of it failed');
     assert.equal(o.order_id, order.id);
     assert.match(o.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.equal(o.deadline, Number(order.deadline));

@@ -21,7 +21,7 @@ const QUOTE_KEYS = [
 ];
 const ESTIMATE_KEYS = ['destination', 'estimated_time', 'fee', 'fixed_fee', 'slippage', 'solver_id', 'source'];
 const ORDER_KEYS = [
-  'affiliate_fees', 'created_at', 'deadline', 'destination_swap', 'integrator', 'nonce', 'order_id', 'solver_id', 'source_swap',
+  'affiliate_fees', 'created_at', 'deadline', 'destination_swap', 'failed_actions', 'integrator', 'nonce', 'order_id', 'solver_id', 'source_swap',
   'status', 'version',
 ];
 

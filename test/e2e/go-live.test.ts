@@ -7,10 +7,11 @@
 // (green), then `serve` on PostgreSQL from the key files as two instances, `--role workers` and `--role
 // api`, and a client's swaps through the API instance, all at once: WBTC gasless between the anvils,
 // LTC -> WBTC and WBTC -> LTC, SOL -> WBTC, Tron USDT gasless -> WBTC, every balance checked. The API
-// instance holds no key: none is in its environment or config, and it seals to the workers' public key.
+// instance holds no key: none is in its environment or config, and it seals to the workers' public key;
+// the WBTC -> LTC client keeps its secret and redeems through it, the workers signing that redeem.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -441,7 +442,7 @@ test('go live on empty chains: keys, deploy (twice), preflight, a workers and an
   const logs = () => `\n--- workers:\n${workers.output().slice(-6000)}\n--- api:\n${apiInstance.output().slice(-3000)}`;
 
   /** The client's order of `amount` from one asset to another, at the quote's destination amount. */
-  const createOrder = async (from: { asset: string; owner: string }, to: { asset: string; owner: string }, amount: bigint) => {
+  const createOrder = async (from: { asset: string; owner: string }, to: { asset: string; owner: string }, amount: bigint, extra: object = {}) => {
     const quotePath = `/v2/quote?from=${from.asset}&to=${to.asset}&from_amount=${amount}`;
     let quote = await call('GET', quotePath);
     // The workers read the solver's balances every 5 s (a Litecoin wallet's once its watcher recorded
@@ -453,6 +454,7 @@ test('go live on empty chains: keys, deploy (twice), preflight, a workers and an
       source: { ...from, amount: amount.toString() },
       destination: { ...to, amount: receive.toString() },
       nonce: randomBytes(10).toString('hex'),
+      ...extra,
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     return { id: created.body.result.order_id as string, result: created.body.result, receive };
@@ -559,11 +561,25 @@ test('go live on empty chains: keys, deploy (twice), preflight, a workers and an
     };
   };
 
-  /** WBTC gasless on ethereum for LTC, which the workers redeem to the client's address with the secret and key they hold. */
+  /**
+   * WBTC gasless on ethereum for LTC; the client keeps the secret and redeems through the API instance,
+   * whose request a worker signs with the key the service holds for the client.
+   */
   const evmToLtc = async (): Promise<{ order: Order; deltas: Delta[] }> => {
-    const o = await createOrder({ asset: `${source.key}:wbtc`, owner: user.address }, { asset: `${LTC_CHAIN}:ltc`, owner: userLtc }, AMOUNT);
+    const secret = randomBytes(32).toString('hex');
+    const secretHash = createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex');
+    const o = await createOrder({ asset: `${source.key}:wbtc`, owner: user.address }, { asset: `${LTC_CHAIN}:ltc`, owner: userLtc }, AMOUNT, { secret_hash: secretHash });
     await patchInitiate(o.id, o.result.typed_data);
+    // 409 until the solver's funding is mined and confirmed.
+    const redeemPath = `/v2/orders/${o.id}?action=redeem`;
+    let asked = await call('PATCH', redeemPath, { secret });
+    for (const end = Date.now() + 120_000; asked.status === 409 && Date.now() < end; asked = await call('PATCH', redeemPath, { secret })) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(asked.status, 202, `${JSON.stringify(asked.body)}${logs()}`);
     const order = await completed(o.id);
+    assert.equal(order.destination_swap.redeem_tx_hash, asked.body.result, 'WBTC -> LTC: the redeem is the one the workers signed');
+    assert.equal(order.destination_swap.secret, secret);
     const htlc = order.destination_swap.swap_id;
     const funding = await ltcTransfer(order.destination_swap.initiate_tx_hash);
     assert.equal(netTo(funding, htlc), o.receive, 'WBTC -> LTC: the solver paid the HTLC the amount');

@@ -31,7 +31,7 @@ export interface LitecoinWorld {
   secrets: SecretBox;
   /** Polls the Bitcoin watcher until it has read up to the node's head (a poll reads 10 blocks at most). */
   catchUp(): Promise<void>;
-  /** One round: the Bitcoin watcher and broadcast queue, then the EVM watchers and the solver. */
+  /** One round: the Bitcoin watcher and broadcast queue, then the EVM watchers and the solver, then the broadcast queue again. */
   step(): ReturnType<SwapWorld['step']>;
   read(id: string): Promise<Record<string, any>>;
   /** Mines a Litecoin block and steps until the order satisfies `done` (a few rounds at most). */
@@ -74,7 +74,10 @@ export async function openLitecoinWorld(kind: StoreKind, registry: Registry, cha
   const step = async () => {
     await catchUp();
     await relayer.tick();
-    return w.step();
+    const stepped = await w.step();
+    // What the solver wrote goes out at once, as the engine's wake on a new job sends it.
+    await relayer.tick();
+    return stepped;
   };
   const read = (id: string) => swapClient(w, eth).read(id);
   const settle = async (id: string, done: (order: Record<string, any>) => boolean, what: string) => {

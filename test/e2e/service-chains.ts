@@ -16,6 +16,10 @@ import { solanaRpc } from '../../src/chains/solana/rpc.ts';
 import { signAndSend, solanaBalance, type SolanaWallet } from '../../src/chains/solana/swap-wallet.ts';
 import { findLitecoind } from '../../src/localnet/bitcoin/litecoind.ts';
 import { devAccount, privateKeyOf } from '../../src/localnet/accounts.ts';
+import { evmHexToTron } from '../../src/chains/tron/address.ts';
+import { TronApi } from '../../src/chains/tron/api.ts';
+import { deployTronLocalnet, type TronDeployment } from '../../src/localnet/tron/devnet.ts';
+import { startTronLocalnet, type TronLocalnet } from '../../src/localnet/tron/local-chain.ts';
 import { toCoins } from '../helpers/litecoin.ts';
 
 const keyBytes = (role: 'solver' | 'user') => hexToBytes(privateKeyOf(devAccount(role)).slice(2));
@@ -149,4 +153,35 @@ export async function startSolanaSide(chain: RegistryChain, dataDir: string): Pr
     },
     stop: () => started.stop(),
   };
+}
+
+export interface TronSide extends ServiceChain {
+  localnet: TronLocalnet;
+  deployment: TronDeployment;
+  api: TronApi;
+  /** The dev user's and the solver's base58 addresses. */
+  user: string;
+  solver: string;
+}
+
+/** The local Tron chain of `hashlock dev` (a block every registry block time), its USDT and HTLC deployed and the dev accounts funded. */
+export async function startTronSide(chain: RegistryChain): Promise<TronSide> {
+  const localnet = await startTronLocalnet({ name: chain.key, blockTimeMs: chain.blockTimeMs, solidifyDepth: chain.confirmationTarget });
+  try {
+    const deployment = await deployTronLocalnet(chain, localnet);
+    return {
+      chain,
+      rpcUrl: localnet.url,
+      access: { rpc_url: localnet.url, relayer: evmHexToTron(devAccount('relayer').address) },
+      localnet,
+      deployment,
+      api: new TronApi(localnet.url),
+      user: evmHexToTron(devAccount('user').address),
+      solver: evmHexToTron(devAccount('solver').address),
+      stop: () => localnet.stop(),
+    };
+  } catch (err) {
+    await localnet.stop();
+    throw err;
+  }
 }

@@ -28,7 +28,7 @@ import { signGaslessInitiate } from '../helpers/gasless.ts';
 import { createDatabase } from '../helpers/stores.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { writeTestRegistry, type RegistryTimes } from '../helpers/test-registry.ts';
-import { startLitecoinSide, startSolanaSide, type LitecoinSide, type ServiceChain, type SolanaSide } from './service-chains.ts';
+import { startLitecoinSide, startSolanaSide, startTronSide, type LitecoinSide, type ServiceChain, type SolanaSide, type TronSide } from './service-chains.ts';
 
 const BIN = resolve(PACKAGE_ROOT, 'bin/hashlock.js');
 export const AMOUNT = 100_000n;
@@ -124,8 +124,10 @@ export interface ServiceWorld {
   ltc?: LitecoinSide;
   /** With `solana`: solana_localnet, the local Solana chain. */
   sol?: SolanaSide;
+  /** With `tron`: tron_localnet, the local Tron chain. */
+  tron?: TronSide;
   /** With `proxied`, what stands between the service and each chain's node (the clients reach the nodes directly). */
-  proxies: { eth?: TcpProxy; arb?: TcpProxy; ltc?: TcpProxy; sol?: TcpProxy };
+  proxies: { eth?: TcpProxy; arb?: TcpProxy; ltc?: TcpProxy; sol?: TcpProxy; tron?: TcpProxy };
   dir: string;
   /** The user's WBTC and a solver's (the service's own by default) on both chains. */
   balances(solver?: Address): Promise<Balances>;
@@ -171,6 +173,7 @@ export interface WorldOptions {
   proxied?: boolean;
   litecoin?: boolean;
   solana?: boolean;
+  tron?: boolean;
   /** Settings of the service config over the dev config's. */
   config?: Record<string, unknown>;
   /** Block times and timelocks by chain over the test registry's (`writeTestRegistry`). */
@@ -245,13 +248,15 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     Promise.all([startEvm('ethereum_localnet'), startEvm('arbitrum_localnet')]),
     options.litecoin ? startLitecoinSide(registry.chain('litecoin_localnet')!, join(dir, 'chains')) : Promise.resolve(undefined),
     options.solana ? startSolanaSide(registry.chain('solana_localnet')!, join(dir, 'chains')) : Promise.resolve(undefined),
+    options.tron ? startTronSide(registry.chain('tron_localnet')!) : Promise.resolve(undefined),
   ] as const);
-  const [evmStarted, ltcStarted, solStarted] = starting;
-  if (evmStarted.status === 'rejected' || ltcStarted.status === 'rejected' || solStarted.status === 'rejected') {
+  const [evmStarted, ltcStarted, solStarted, tronStarted] = starting;
+  if (evmStarted.status === 'rejected' || ltcStarted.status === 'rejected' || solStarted.status === 'rejected' || tronStarted.status === 'rejected') {
     await Promise.allSettled([
       ...(evmStarted.status === 'fulfilled' ? evmStarted.value.map((c) => c.node.stop()) : []),
       ...(ltcStarted.status === 'fulfilled' && ltcStarted.value ? [ltcStarted.value.stop()] : []),
       ...(solStarted.status === 'fulfilled' && solStarted.value ? [solStarted.value.stop()] : []),
+      ...(tronStarted.status === 'fulfilled' && tronStarted.value ? [tronStarted.value.stop()] : []),
     ]);
     rmSync(dir, { recursive: true, force: true });
     throw starting.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []))[0];
@@ -259,6 +264,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
   const [eth, arb] = evmStarted.value;
   const ltc = ltcStarted.value;
   const sol = solStarted.value;
+  const tron = tronStarted.value;
   const wbtc = (c: Chain, who: Address) => c.client.readContract({ address: c.deployment.contracts.wbtc, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
   const balances = async (solver: Address = serviceSolver): Promise<Balances> => ({
     userEth: await wbtc(eth, user.address),
@@ -274,6 +280,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
         arb: await proxyTo(arb.node.rpcUrl),
         ...(ltc ? { ltc: await proxyTo(ltc.rpcUrl) } : {}),
         ...(sol ? { sol: await proxyTo(sol.rpcUrl) } : {}),
+        ...(tron ? { tron: await proxyTo(tron.rpcUrl) } : {}),
       }
     : {};
   const serviceUrl = (c: Chain) => (c === eth ? proxies.eth : proxies.arb)?.through(c.node.rpcUrl) ?? c.node.rpcUrl;
@@ -299,6 +306,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
         ]),
         ...(ltc ? [otherAccess(ltc, proxies.ltc)] : []),
         ...(sol ? [otherAccess(sol, proxies.sol)] : []),
+        ...(tron ? [otherAccess(tron, proxies.tron)] : []),
       ]),
       ...(keyFiles ? { key_files: keyFiles.config } : {}),
       ...options.config,
@@ -444,6 +452,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     arb,
     ...(ltc ? { ltc } : {}),
     ...(sol ? { sol } : {}),
+    ...(tron ? { tron } : {}),
     proxies,
     dir,
     balances,
@@ -516,7 +525,7 @@ export async function openServiceWorld(options: WorldOptions = {}): Promise<Serv
     close: async () => {
       await Promise.all(Object.values(proxies).map((p) => p.close()));
       await Promise.all([eth, arb].map((c) => c.node.stop()));
-      await Promise.all([ltc, sol].flatMap((side) => (side ? [side.stop()] : [])));
+      await Promise.all([ltc, sol, tron].flatMap((side) => (side ? [side.stop()] : [])));
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -16,6 +16,8 @@ export interface MakerProcess {
   id: string;
   key: Hex;
   child: ChildProcess;
+  /** Its data directory (its PGlite under `pglite/`). */
+  dataDir: string;
   /** Everything its runs printed so far. */
   output(): string;
   /** SIGKILL, and waits for the exit. */
@@ -39,6 +41,8 @@ export interface MakerOptions {
   strategies: object[];
   /** Its registry file: the service's (its block times and timelocks; the localnet registry by default). */
   registry?: string;
+  /** Settings of its config over these (`solver_rule2_margin_seconds`, say). */
+  config?: Record<string, unknown>;
 }
 
 /** The operator registers the maker on the service's PostgreSQL database: its solver key. */
@@ -61,6 +65,7 @@ export async function startMakerProcess(o: MakerOptions): Promise<MakerProcess> 
       prices: dev.prices,
       chains: o.chains,
       strategies: o.strategies,
+      ...o.config,
     }),
   );
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'DATABASE_URL' && !k.startsWith('HASHLOCK_')));
@@ -89,6 +94,7 @@ export async function startMakerProcess(o: MakerOptions): Promise<MakerProcess> 
     id: o.id,
     key: o.key,
     child: await spawnOne(),
+    dataDir: join(dir, 'data'),
     output: () => output,
     kill: async () => {
       if (maker.child.exitCode !== null || maker.child.signalCode !== null) return;

@@ -228,7 +228,7 @@ describeEachStore('explorer event streams', (kind) => {
   const orders: NewOrder[] = [];
   /** Records a status change of `order` as the recorder does (it notifies the hub). */
   const record = (order: NewOrder, status: 'created' | 'initiated') =>
-    t.store.db.transaction().execute((trx) => appendOrderEvents(trx, [{ orderId: order.id, appId: order.appId, solverId: order.solverId, status, orderJson: '{}' }]));
+    t.store.db.transaction().execute((trx) => appendOrderEvents(trx, [{ orderId: order.id, appId: order.appId, solverId: order.solverId, type: 'order.status', status, orderJson: '{}', failures: '' }]));
 
   before(async () => {
     t = await openTestApi(kind);

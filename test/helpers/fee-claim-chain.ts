@@ -33,8 +33,11 @@ export async function startFeeClaimChain(registry: Registry, chainKey: string): 
   return { node, deployment, client };
 }
 
-/** The API with the fee signer's claims on that chain's FeeClaim, read through its node. */
-export function apiWithClaims(store: Store, registry: Registry, chainKey: string, chain: { node: AnvilNode; deployment: EvmDeployment }) {
+/**
+ * The API with the fee signer's claims on that chain's FeeClaim, read through its node; with `keyless`,
+ * an API instance's: it holds no key and serves the claims workers stored.
+ */
+export function apiWithClaims(store: Store, registry: Registry, chainKey: string, chain: { node: AnvilNode; deployment: EvmDeployment }, options: { keyless?: boolean } = {}) {
   return buildApi({
     store,
     registry,
@@ -42,9 +45,10 @@ export function apiWithClaims(store: Store, registry: Registry, chainKey: string
     secrets: new SecretBox(randomBytes(32)),
     version: 'test',
     claims: new ClaimSigner(registry, {
-      feeSignerKey: privateKeyOf(devAccount('feeSigner')),
+      ...(options.keyless ? {} : { feeSignerKey: privateKeyOf(devAccount('feeSigner')) }),
       contracts: { [chainKey]: chain.deployment.contracts.feeClaim },
       rpcUrls: { [chainKey]: chain.node.rpcUrl },
+      db: store.db,
     }),
   });
 }

@@ -59,5 +59,5 @@ export async function recordEvent(db: Db, appId: string, status: OrderStatus, or
     .values({ order_id: id, app_id: appId, solver_id: order.solverId, status, order_json: orderJson })
     .returning(['id', 'created_at'])
     .executeTakeFirstOrThrow();
-  return { id: row.id, orderId: id, appId, solverId: order.solverId, status, createdAt: toRfc3339Micro(row.created_at), orderJson };
+  return { id: row.id, type: 'order.status', orderId: id, appId, solverId: order.solverId, status, createdAt: toRfc3339Micro(row.created_at), orderJson };
 }

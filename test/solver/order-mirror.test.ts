@@ -29,7 +29,7 @@ async function matched(id: number, overrides: Parameters<typeof sampleOrder>[1] 
   const order = sampleOrder(appId, overrides);
   await insertOrder(service.db, order);
   const record = (await findOrder(service.db, order.id))!;
-  const data = eventJson({ id: String(id), orderId: record.id, appId, solverId: record.solverId, status: 'created', createdAt: '2026-11-28T00:00:00.000000Z', orderJson: orderJson(record, 'created') });
+  const data = eventJson({ id: String(id), type: 'order.status', orderId: record.id, appId, solverId: record.solverId, status: 'created', createdAt: '2026-11-28T00:00:00.000000Z', orderJson: orderJson(record, 'created') });
   return { order: record, data };
 }
 

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Store } from '../../src/store/database.ts';
+import { sql } from 'kysely';
 import {
   claimJobs,
   claimJobsAndNext,
   enqueueJob,
   findJob,
   markAttemptFailed,
+  RESIMULATE_WITHOUT_BLOCK_MS,
   markSubmitted,
   markSubmittedMany,
 } from '../../src/store/relayer-jobs.ts';
@@ -161,5 +163,27 @@ describeEachStore('relayer job queue', (kind) => {
     assert.equal(job?.status, 'failed');
     assert.equal(job?.lastError, 'reverted');
     assert.equal((await claimJobs(store.db, { chain, worker: 'w', leaseMs: 60_000, limit: 1 })).length, 0);
+  });
+
+  test('a reverted simulation is simulated again once the chain has a newer block, or a while later without one, not on every pass', async () => {
+    const gated = 'arbitrum_localnet';
+    const setHeight = (height: bigint) =>
+      sql`insert into chain_heights (chain, height) values (${gated}, ${height}) on conflict (chain) do update set height = excluded.height`.execute(store.db);
+    await setHeight(100n);
+    const k = key();
+    await enqueueJob(store.db, { chain: gated, action: 'initiate', idempotencyKey: k, payload: {} });
+    const [first] = await claimJobs(store.db, { chain: gated, worker: 'w', leaseMs: 60_000, limit: 1 });
+    assert.equal(await markAttemptFailed(store.db, first!.id, { worker: 'w', error: 'reverted: ERC20InsufficientAllowance', retryMs: 0, untilNewBlock: true }), 'queued');
+    assert.equal((await claimJobs(store.db, { chain: gated, worker: 'w', leaseMs: 60_000, limit: 1 })).length, 0, 'same block: not simulated again');
+    const later = Date.now() + RESIMULATE_WITHOUT_BLOCK_MS + 1_000;
+    assert.equal((await claimJobs(store.db, { chain: gated, worker: 'w', leaseMs: 60_000, limit: 1, now: later })).length, 1, 'no block for a while: simulated again anyway');
+    assert.equal(await markAttemptFailed(store.db, first!.id, { worker: 'w', error: 'reverted: ERC20InsufficientAllowance', retryMs: 0, untilNewBlock: true }), 'queued');
+    assert.equal((await claimJobs(store.db, { chain: gated, worker: 'w', leaseMs: 60_000, limit: 1 })).length, 0);
+    await setHeight(101n);
+    const [again] = await claimJobs(store.db, { chain: gated, worker: 'w', leaseMs: 60_000, limit: 1 });
+    assert.equal(again?.id, first!.id, 'a new block: simulated again');
+    // A refusal that is not a simulation's (a broadcast refused) is retried after its backoff, block or not.
+    assert.equal(await markAttemptFailed(store.db, again.id, { worker: 'w', error: 'broadcast refused', retryMs: 0 }), 'queued');
+    assert.equal((await claimJobs(store.db, { chain: gated, worker: 'w', leaseMs: 60_000, limit: 1 })).length, 1);
   });
 });

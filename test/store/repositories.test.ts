@@ -204,7 +204,7 @@ describeEachStore('repositories', (kind) => {
     const heard: string[] = [];
     const stop = await store.listen(ORDER_EVENT_CHANNEL, { message: (id) => heard.push(id), connected: () => undefined });
     try {
-      const given = [orders[1]!, orders[0]!, orders[2]!].map((o, i) => ({ orderId: o.id, appId, solverId: o.solverId, status: i === 1 ? 'initiate_detected' : 'created', orderJson: `{"n":${i}}` }) as const);
+      const given = [orders[1]!, orders[0]!, orders[2]!].map((o, i) => ({ orderId: o.id, appId, solverId: o.solverId, type: 'order.status', status: i === 1 ? 'initiate_detected' : 'created', orderJson: `{"n":${i}}`, failures: '' }) as const);
       const appended = await store.db.transaction().execute(async (trx) => {
         await lockEventHeads(trx, []);
         return appendOrderEvents(trx, given);
@@ -215,7 +215,7 @@ describeEachStore('repositories', (kind) => {
       );
       assert.ok(appended.every((e, i) => i === 0 || BigInt(e.id) > BigInt(appended[i - 1]!.id)), 'ids in the order given');
       const heads = await store.db.transaction().execute((trx) => lockEventHeads(trx, orders.map((o) => o.id)));
-      for (const e of given) assert.equal(heads.get(e.orderId), e.status);
+      for (const e of given) assert.deepEqual(heads.get(e.orderId), { status: e.status, failures: '' });
       await waitFor(() => heard.length > 0, 2_000, 'the notification');
       await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual(heard, [appended.at(-1)!.id], 'one notification, the newest id');

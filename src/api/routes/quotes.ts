@@ -16,6 +16,7 @@ interface QuoteQuery {
   to_amount?: string;
   slippage?: number;
   affiliate_fee?: number;
+  indicative?: boolean;
 }
 
 /**
@@ -38,6 +39,7 @@ export async function priceEntries(ctx: ApiContext, q: Omit<QuoteQuery, 'slippag
     to,
     ...(q.from_amount !== undefined ? { fromAmount: BigInt(q.from_amount) } : { toAmount: BigInt(q.to_amount!) }),
     affiliateFeeBips: q.affiliate_fee ?? 0,
+    ...(q.indicative ? { indicative: true } : {}),
   });
   return quotes.map((quote) => ({
     solver_id: quote.strategy.solverId,
@@ -62,7 +64,9 @@ export function quoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
         description:
           'Give exactly one of `from_amount` (what the client sends) and `to_amount` (what it wants to receive). ' +
           '`fee` is the solver fee in bips, `fixed_fee` a fixed USD fee, `estimated_time` seconds. ' +
-          '`affiliate_fee` (total bips) comes out of the destination amount, as it will at order creation.',
+          '`affiliate_fee` (total bips) comes out of the destination amount, as it will at order creation. ' +
+          '`indicative=true`: a price to show, not to order at: the configured strategies alone, whatever liquidity is left, ' +
+          'registered solvers not asked.',
         tags: ['quotes'],
         querystring: Type.Object(
           {
@@ -72,6 +76,7 @@ export function quoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
             to_amount: Type.Optional(Amount),
             slippage: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SLIPPAGE_BIPS, description: 'Bips, echoed' })),
             affiliate_fee: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_AFFILIATE_FEE_BIPS, description: 'Total affiliate bips' })),
+            indicative: Type.Optional(Type.Boolean({ default: false, description: 'A price to show, not to order at (default false)' })),
           },
           { additionalProperties: false },
         ),

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ApiVersion, Asset, Chain } from '../../chains/registry.ts';
+import { invalid } from '../../errors.ts';
 import type { PriceSource } from '../../pricing/price-source.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, Ok } from '../schemas.ts';
@@ -137,20 +138,24 @@ export function registryRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
   );
 
-  app.get<{ Querystring: { asset?: string } }>(
+  app.get<{ Querystring: { asset?: string; from?: string } }>(
     '/v2/assets',
     {
       onRequest: auth.onRequest,
       schema: {
         summary: 'List supported assets',
-        description: 'The active assets v2 lists. With `asset`, only that asset (none when it is inactive).',
+        description:
+          'The active assets v2 lists. With `from` (Garden\'s name) or `asset`, only that asset (none when it is inactive); ' +
+          'both at once must name the same asset.',
         tags: ['chains'],
-        querystring: assetFilter(v2Ids, 'v2'),
+        querystring: Type.Composite([assetFilter(v2Ids, 'v2'), assetFilter(v2Ids, 'v2', 'from')], { additionalProperties: false }),
         response: { 200: Ok(Type.Array(Type.Ref('AssetV2'))), ...errorResponses(400, 401) },
       },
     },
     async (request, reply) => {
-      const wanted = request.query.asset;
+      const { asset, from } = request.query;
+      if (asset !== undefined && from !== undefined && asset !== from) throw invalid("invalid query parameter 'from': names another asset than 'asset'");
+      const wanted = from ?? asset;
       const body = listings.get(`v2|${wanted ?? ''}`, () =>
         registry.assets
           .filter((a) => a.listedIn.has('v2') && a.isActive && (wanted === undefined || a.id === wanted))

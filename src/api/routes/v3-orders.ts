@@ -9,6 +9,8 @@ import { requestChainIndex } from '../../store/index-requests.ts';
 import { listOrderIds } from '../../store/order-list.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, HexId, Ok } from '../schemas.ts';
+import { markAggregatorRequest, markedAggregator } from '../errors.ts';
+import { isAggregatorList, type AggregatorRoutes } from './aggregator.ts';
 import { ORDER_FILTERS, orderFilters } from './order-list.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -46,24 +48,29 @@ function v2StatusFilter(value: string | undefined): string | undefined {
 }
 
 /** Garden's v3 orders: the list and the read in v3's shapes, the report of an initiate, the instant-refund hashes. */
-export function v3OrderRoutes(app: FastifyInstance, ctx: ApiContext): void {
+export function v3OrderRoutes(app: FastifyInstance, ctx: ApiContext, aggregator: AggregatorRoutes): void {
   const { db, registry, auth, orders } = ctx;
 
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/v3/orders',
     {
-      onRequest: auth.onRequest,
+      onRequest: [(request, _reply, done) => (isAggregatorList(request.query) ? (markAggregatorRequest(request), done()) : done()), auth.onRequest],
+      attachValidation: true,
       schema: {
         summary: "List the calling app's orders (v3)",
         description:
           'As `GET /v2/orders` (the same filters, newest first), each order in the v3 shape. `status` takes ' +
-          'not_initiated, in_progress, completed, expired and refunded, comma-separated.',
+          'not_initiated, in_progress, completed, expired and refunded, comma-separated. Without any of the draft\'s ' +
+          'parameters (page, per_page, status, the address and chain filters), or with `cursor` or `limit`, it is the ' +
+          "Aggregator API's list instead (`tx_hash`, `cursor`, `limit` -> `AggregatorOrders`).",
         tags: ['orders'],
         querystring: ListQuery,
-        response: { 200: Ok(Type.Ref('V3PaginatedOrders')), ...errorResponses(400, 401) },
+        response: { 200: Type.Union([Ok(Type.Ref('V3PaginatedOrders')), Type.Ref('AggregatorOrders')]), ...errorResponses(400, 401) },
       },
     },
     async (request, reply) => {
+      if (markedAggregator(request)) return aggregator.list(request, reply);
+      if (request.validationError) throw request.validationError;
       const q = request.query;
       const now = await statusClock(db);
       const { ids, total } = await listOrderIds(db, {
@@ -84,15 +91,21 @@ export function v3OrderRoutes(app: FastifyInstance, ctx: ApiContext): void {
     '/v3/orders/:order',
     {
       onRequest: auth.onRequest,
+      attachValidation: true,
       schema: {
         summary: 'Get an order (v3)',
-        description: 'From its creation by `POST /v3/quote` (`not_initiated`) to `completed`, `expired` or `refunded`.',
+        description:
+          'From its creation by `POST /v3/quote` (`not_initiated`) to `completed`, `expired` or `refunded`. An id ' +
+          "`ord_<order id>` is the Aggregator API's read (`AggregatorOrder`; `wait` holds it up to 25 s until the order changes).",
         tags: ['orders'],
         params: Type.Object({ order: HexId }),
-        response: { 200: Ok(Type.Ref('V3Order')), ...errorResponses(400, 401, 404) },
+        querystring: Type.Object({ wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 25, description: 'Aggregator API: seconds to hold the request while the order is unchanged' })) }),
+        response: { 200: Type.Union([Ok(Type.Ref('V3Order')), Type.Ref('AggregatorOrder')]), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
+      if (request.params.order.startsWith('ord_')) return aggregator.read(request, reply, request.params.order);
+      if (request.validationError) throw request.validationError;
       const id = request.params.order.toLowerCase();
       const order = await orders.get(id);
       if (!order) throw notFound(`order ${id} not found`);

@@ -10,6 +10,8 @@ import { findOrderByNonce, type OrderRecord } from '../../store/orders.ts';
 import type { ApiContext } from '../context.ts';
 import { errorResponses, Ok } from '../schemas.ts';
 import { V3EstimateQuery, V3QuoteRequest } from '../v3-schemas.ts';
+import { markAggregatorRequest, markedAggregator } from '../errors.ts';
+import { isAggregatorEstimate, isAggregatorQuote, type AggregatorRoutes } from './aggregator.ts';
 import { priceEntries } from './quotes.ts';
 
 type Body = Static<typeof V3QuoteRequest>;
@@ -22,7 +24,7 @@ const present = (value: string | null | undefined): value is string => value !==
  * the same OrderCreator as `POST /v2/orders`, so every creation rule holds), and `GET /v3/estimate`
  * prices without creating anything.
  */
-export function v3QuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
+export function v3QuoteRoutes(app: FastifyInstance, ctx: ApiContext, aggregator: AggregatorRoutes): void {
   const { auth, registry, quoter, orders } = ctx;
 
   const asset = (leg: LegName, id: string): Asset => {
@@ -53,7 +55,10 @@ export function v3QuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.post<{ Body: Body }>(
     '/v3/quote',
     {
-      onRequest: auth.onRequest,
+      // The Aggregator's requests carry an Idempotency-Key: a 401 before the body is read takes its shape.
+      onRequest: [(request, _reply, done) => (request.headers['idempotency-key'] !== undefined ? (markAggregatorRequest(request), done()) : done()), auth.onRequest],
+      // The body decides whose request it is (the Aggregator's fields, or the draft's legs): checked in the handler.
+      attachValidation: true,
       schema: {
         summary: 'Price a swap and create its order in one call',
         description:
@@ -62,13 +67,23 @@ export function v3QuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
           'liquidity reservation, slippage, affiliate fees, idempotency by `nonce`) and the one quote returned is it: ' +
           '`id` is the order id, `initiate` what the client sends to fund the source (its family\'s shape). The same ' +
           'app and nonce return the same order again, whatever prices did since (409 for different terms). Failures ' +
-          'are `{"error":"..."}`.',
+          'are `{"error":"..."}`. A body with the Aggregator API\'s fields (`sell_asset`, `buy_asset`, `amount`, ' +
+          '`trade_type`, `sell_address`, `buy_address`) and an `Idempotency-Key` header is the Aggregator\'s quote instead ' +
+          '(`AggregatorQuoteRequest` -> `AggregatorQuotes`, errors `AggregatorError`; docs/api.md, "The Aggregator API").',
         tags: ['quotes'],
         body: V3QuoteRequest,
-        response: { 200: Ok(Type.Ref('V3PostQuoteResponse')), 400: Type.Ref('QuoteError'), 401: Type.Ref('QuoteError'), 409: Type.Ref('QuoteError'), 503: Type.Ref('QuoteError') },
+        response: {
+          200: Type.Union([Ok(Type.Ref('V3PostQuoteResponse')), Type.Ref('AggregatorQuotes')]),
+          400: Type.Union([Type.Ref('QuoteError'), Type.Ref('AggregatorError')]),
+          401: Type.Union([Type.Ref('QuoteError'), Type.Ref('AggregatorError')]),
+          409: Type.Union([Type.Ref('QuoteError'), Type.Ref('AggregatorError')]),
+          503: Type.Union([Type.Ref('QuoteError'), Type.Ref('AggregatorError')]),
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      if (isAggregatorQuote(request.body)) return aggregator.quote(request, reply);
+      if (request.validationError) throw request.validationError;
       const body = request.body;
       const app = request.app!;
       if (present(body.source.amount) === present(body.destination.amount)) {
@@ -125,17 +140,25 @@ export function v3QuoteRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{ Querystring: Static<typeof V3EstimateQuery> }>(
     '/v3/estimate',
     {
-      onRequest: auth.onRequest,
+      // The Aggregator's estimate (its query parameters) takes a key optionally; the draft's requires one.
+      onRequest: (request, reply, done) => (isAggregatorEstimate(request.query) ? (markAggregatorRequest(request), done()) : auth.onRequest(request, reply, done)),
+      attachValidation: true,
       schema: {
         summary: 'Price a route without creating an order',
         description:
           'Give exactly one of `from_amount` and `to_amount`. One entry per solver that can fill it, best first; ' +
-          "`slippage` is the app's default.",
+          "`slippage` is the app's default. With `sell_asset`, `buy_asset`, `amount` and `trade_type` instead, the " +
+          "Aggregator API's estimate (`AggregatorEstimates`; the key optional).",
         tags: ['quotes'],
+        security: [{ appId: [] }, { gardenAppId: [] }],
         querystring: V3EstimateQuery,
-        response: { 200: Ok(Type.Array(Type.Ref('V3EstimateItem'))), ...errorResponses(400, 401, 503) },
+        response: { 200: Type.Union([Ok(Type.Array(Type.Ref('V3EstimateItem'))), Type.Ref('AggregatorEstimates')]), ...errorResponses(400, 401, 503) },
       },
     },
-    async (request) => ({ status: 'Ok', result: await priceEntries(ctx, request.query, request.app!.defaultSlippage) }),
+    async (request, reply) => {
+      if (markedAggregator(request)) return aggregator.estimate(request, reply);
+      if (request.validationError) throw request.validationError;
+      return { status: 'Ok', result: await priceEntries(ctx, request.query, request.app!.defaultSlippage) };
+    },
   );
 }

@@ -24,7 +24,7 @@ import type { SecretBox } from '../../orders/secret-box.ts';
 import { openServiceKey } from './service-key.ts';
 import { utxosOf, type UtxoRecord } from './store/utxos.ts';
 import type { Db } from '../../store/database.ts';
-import { setInstantRefundTx, type OrderRecord, type SwapRecord } from '../../store/orders.ts';
+import { delegateKeyCiphertext, setInstantRefundTx, type OrderRecord, type SwapRecord } from '../../store/orders.ts';
 import { findJob, type RelayerJob } from '../../store/relayer-jobs.ts';
 import { enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock } from './store/jobs.ts';
 import { checkClientRefundTx, type CheckedRefund } from './refund-tx-check.ts';
@@ -32,6 +32,8 @@ import { checkClientRedeemTx, redeemTxId } from './redeem-tx-check.ts';
 import { instantRefundOpen, mayCoSignInstantRefund } from '../../store/instant-refund-gate.ts';
 import { jobKey, type RelayerAction } from '../../relayer/actions.ts';
 import { feeLadder, type TxVersion } from './rbf.ts';
+import { askWorkers, SignedByWorkers, type WorkerWait } from './spend-requests.ts';
+import type { Clock } from '../../clock.ts';
 
 /**
  * The client's order actions on Bitcoin-family HTLCs (DESIGN.md section 1; the safety rules of docs/safety.md). A Bitcoin
@@ -43,6 +45,8 @@ import { feeLadder, type TxVersion } from './rbf.ts';
  * - instant-refund {signatures}: the client's SIGHASH_SINGLE|ANYONECANPAY signatures of the hashes
  *   of GET /v2/orders/{id}/instant-refund-hash; the solver co-signs under rule 5 and the fee comes
  *   from an input of the solver's wallet.
+ * Where the key is one this instance lacks (an API instance's), the worker instances sign it
+ * (spend-requests.ts) through the same code.
  * Secrets, keys and signatures never appear in answers or errors (safety rule 7).
  */
 
@@ -52,8 +56,11 @@ export interface BitcoinActionsDeps {
   rpc: BitcoinRpc;
   /** The solver's 32-byte private key there, when this instance holds it: its x-only key is the redeemer of sources. */
   solverKey?: Uint8Array;
-  /** Opens the service-held per-order keys (`orders.delegate_key_ciphertext`). */
+  /** Opens the service-held per-order keys (`orders.delegate_key_ciphertext`); seals what the workers sign. */
   secrets: SecretBox;
+  /** How long an action signed by a worker instance is waited for (`DEFAULT_WORKER_WAIT`). */
+  workerWait?: Partial<WorkerWait>;
+  clock?: Clock;
 }
 
 /** One side of an order on a Bitcoin-family chain, with its HTLC's terms. */
@@ -92,7 +99,7 @@ export class BitcoinActions implements ClientActions {
     const source = this.htlcSide(order, 'source');
     const utxos = this.aboveDust(order, source, await this.unspentSource(order, source));
     if (!(await instantRefundOpen(this.db, order.id))) throw noInstantRefund(order.id);
-    return this.clientSignatures(order, source, instantRefundSighashes(this.skeleton(source, utxos)), given);
+    return this.clientSignatures(order, source, instantRefundSighashes(this.skeleton(source, utxos)), given, false);
   }
 
   /**
@@ -108,7 +115,7 @@ export class BitcoinActions implements ClientActions {
     if (existing?.txHash === txid) return existing;
     const destination = this.htlcSide(order, 'destination');
     const all = await utxosOf(this.db, destination.chain.key, destination.swap.swapId);
-    if (all.length === 0) throw conflict(`order ${order.id}: the destination HTLC ${destination.swap.swapId} is not funded yet`);
+    if (all.length === 0) throw new AppError('not_initiated', `order ${order.id}: the destination HTLC ${destination.swap.swapId} is not funded yet`);
     const unspent = all.filter((u) => u.spentTxid === null);
     const checked = checkClientRedeemTx(raw, {
       terms: destination.terms,
@@ -120,12 +127,34 @@ export class BitcoinActions implements ClientActions {
     return this.enqueue(order, 'redeem', destination, checked, checked.spent);
   }
 
-  /** Performs an action on the Bitcoin-family side it acts on; returns the job of its transaction. */
-  readonly perform = performWith(BITCOIN_ACTION_BODIES, {
-    redeem: (order, body) => this.redeem(order, body.secret),
-    refund: (order, body) => this.refund(order, body.tx === undefined || body.tx === '' ? undefined : body.tx.replace(/^0x/, '').toLowerCase()),
-    'instant-refund': (order, body) => this.instantRefund(order, signaturesOf(body)),
-  });
+  /**
+   * Performs an action on the Bitcoin-family side it acts on; returns the job of its transaction.
+   * One that needs a key this instance lacks is checked as far as it can be here, then performed by a
+   * worker instance.
+   */
+  readonly perform = async (order: OrderRecord, action: RelayerAction, body: unknown): Promise<RelayerJob> => {
+    try {
+      return await this.performHere(order, action, body);
+    } catch (err) {
+      if (!(err instanceof SignedByWorkers)) throw err;
+      const chain = (action === 'redeem' ? order.destination : order.source).chain;
+      return askWorkers(this.db, this.deps.secrets, { order, action, chain, body }, { ...(this.deps.workerWait ? { wait: this.deps.workerWait } : {}), ...(this.deps.clock ? { clock: this.deps.clock } : {}) });
+    }
+  };
+
+  /** A worker instance's performing of an action another instance handed it: never handed on again. */
+  readonly performForwarded = this.performer(false);
+
+  private readonly performHere = this.performer(true);
+
+  /** The actions; `forward`: an action needing a key this instance lacks throws `SignedByWorkers`. */
+  private performer(forward: boolean) {
+    return performWith(BITCOIN_ACTION_BODIES, {
+      redeem: (order, body) => this.redeem(order, body.secret, forward),
+      refund: (order, body) => this.refund(order, body.tx === undefined || body.tx === '' ? undefined : body.tx.replace(/^0x/, '').toLowerCase(), forward),
+      'instant-refund': (order, body) => this.instantRefund(order, signaturesOf(body), forward),
+    });
+  }
 
   /**
    * The solver's instant refund of a failed order with the client's stored consent: the signatures
@@ -133,14 +162,14 @@ export class BitcoinActions implements ClientActions {
    */
   async instantRefundWithConsent(order: OrderRecord, signatures: readonly string[]): Promise<{ job: RelayerJob } | { outdated: string }> {
     try {
-      return { job: await this.instantRefund(order, normalizedSignatures(signatures, 'signatures')) };
+      return { job: await this.instantRefund(order, normalizedSignatures(signatures, 'signatures'), false) };
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_signature') return { outdated: err.message };
       throw err;
     }
   }
 
-  private async redeem(order: OrderRecord, secretHex: string): Promise<RelayerJob> {
+  private async redeem(order: OrderRecord, secretHex: string, forward: boolean): Promise<RelayerJob> {
     // Safety rule 3: exactly 32 bytes (the body's schema), hashing to the order's secret hash.
     const secret = hex.decode(secretHex.replace(/^0x/, '').toLowerCase());
     if (createHash('sha256').update(secret).digest('hex') !== order.secretHash) {
@@ -149,12 +178,6 @@ export class BitcoinActions implements ClientActions {
     const existing = await this.existingJob(order.id, 'redeem');
     if (existing) return existing;
     const destination = this.htlcSide(order, 'destination');
-    const key = await this.serviceKey(order, destination);
-    if (!key) {
-      throw conflict(
-        `order ${order.id}: the destination HTLC's redeem key is the client's own (it passed delegate): sign the redeem with that key and broadcast it yourself`,
-      );
-    }
     const all = await utxosOf(this.db, destination.chain.key, destination.swap.swapId);
     const unspent = all.filter((u) => u.spentTxid === null);
     if (all.length === 0) throw new AppError('not_initiated', `order ${order.id}: the destination HTLC ${destination.swap.swapId} is not funded yet`);
@@ -164,13 +187,19 @@ export class BitcoinActions implements ClientActions {
     const minedValue = sum(mined);
     const amount = BigInt(destination.swap.amount);
     if (minedValue < amount) {
-      throw conflict(`order ${order.id}: the destination HTLC holds ${minedValue} of ${amount} sats in mined outputs: redeem once its funding is mined`);
+      throw new AppError('not_initiated', `order ${order.id}: the destination HTLC holds ${minedValue} of ${amount} sats in mined outputs: redeem once its funding is mined`);
     }
     const { rpc } = this.deps;
     const height = BigInt(await this.node(destination.chain, () => rpc.getBlockCount()));
     const confirmations = height - maxBlock(mined) + 1n;
     if (confirmations < BigInt(destination.swap.requiredConfirmations)) {
-      throw conflict(`order ${order.id}: the destination funding has ${confirmations} of ${destination.swap.requiredConfirmations} confirmations`);
+      throw new AppError('not_initiated', `order ${order.id}: the destination funding has ${confirmations} of ${destination.swap.requiredConfirmations} confirmations`);
+    }
+    const key = await this.serviceKey(order, destination, forward);
+    if (!key) {
+      throw conflict(
+        `order ${order.id}: the destination HTLC's redeem key is the client's own (it passed delegate): sign the redeem with that key and broadcast it yourself`,
+      );
     }
     const feeRate = await this.node(destination.chain, () => rpc.feeRate());
     // Paying the client, with no output to bump it from: replacements at higher fees are signed with it.
@@ -180,7 +209,7 @@ export class BitcoinActions implements ClientActions {
     return this.enqueue(order, 'redeem', destination, tx, mined, replacements);
   }
 
-  private async refund(order: OrderRecord, given: string | undefined): Promise<RelayerJob> {
+  private async refund(order: OrderRecord, given: string | undefined, forward: boolean): Promise<RelayerJob> {
     const existing = await this.existingJob(order.id, 'refund');
     if (existing) return existing;
     const source = this.htlcSide(order, 'source');
@@ -190,11 +219,11 @@ export class BitcoinActions implements ClientActions {
     const plan: { checked: CheckedRefund } | { key: Uint8Array } =
       given !== undefined
         ? { checked: checkClientRefundTx(given, { terms: source.terms, network: source.chain.network, utxos }) }
-        : { key: await this.refundKey(order, source) };
+        : { key: await this.refundKey(order, source, forward) };
     const minedFrom =
       'checked' in plan ? plan.checked.minedFrom : utxos.some((u) => u.blockNumber === null) ? undefined : maxBlock(utxos) + source.terms.timelock;
     if (minedFrom === undefined) {
-      throw conflict(`order ${order.id}: an output of the source HTLC is not mined yet; it is refundable ${source.terms.timelock} blocks after it is`);
+      throw new AppError('not_expired', `order ${order.id}: an output of the source HTLC is not mined yet; it is refundable ${source.terms.timelock} blocks after it is`);
     }
     await this.checkRefundable(order, source, rpc, minedFrom);
     let tx: { hex: string; txid: string };
@@ -208,7 +237,7 @@ export class BitcoinActions implements ClientActions {
     return this.enqueue(order, 'refund', source, tx, utxos, replacements);
   }
 
-  private async instantRefund(order: OrderRecord, given: string[] | undefined): Promise<RelayerJob> {
+  private async instantRefund(order: OrderRecord, given: string[] | undefined, forward: boolean): Promise<RelayerJob> {
     const existing = await this.existingJob(order.id, 'instant-refund');
     if (existing) return existing;
     const source = this.htlcSide(order, 'source');
@@ -216,10 +245,13 @@ export class BitcoinActions implements ClientActions {
     if (!(await instantRefundOpen(this.db, order.id))) throw noInstantRefund(order.id);
     const skeleton = this.skeleton(source, utxos);
     const hashes = instantRefundSighashes(skeleton);
-    const clientSignatures = await this.clientSignatures(order, source, hashes, given);
+    const clientSignatures = await this.clientSignatures(order, source, hashes, given, forward);
 
     const solverKey = this.deps.solverKey;
-    if (!solverKey) throw new AppError('unavailable', `instant-refund: no solver key is configured for ${source.chain.key}`);
+    if (!solverKey) {
+      const why = `instant-refund: no solver key is configured for ${source.chain.key}`;
+      throw forward ? new SignedByWorkers(why) : new AppError('unavailable', why);
+    }
     if (xOnlyPublicKeyOf(solverKey) !== source.swap.redeemer.toLowerCase()) {
       throw new AppError('unavailable', `instant-refund: the solver key on ${source.chain.key} is not this order's redeemer`);
     }
@@ -262,8 +294,8 @@ export class BitcoinActions implements ClientActions {
   }
 
   /** The service-held key a refund without `tx` is signed with; 400 when the client keeps its own. */
-  private async refundKey(order: OrderRecord, source: HtlcSide): Promise<Uint8Array> {
-    const key = await this.serviceKey(order, source);
+  private async refundKey(order: OrderRecord, source: HtlcSide, forward: boolean): Promise<Uint8Array> {
+    const key = await this.serviceKey(order, source, forward);
     if (!key) {
       throw invalid(
         "invalid body field 'tx': is required: the source HTLC's refund key is the client's own (it passed delegate), so send the refund transaction signed with it",
@@ -273,9 +305,9 @@ export class BitcoinActions implements ClientActions {
   }
 
   /** The client's instant-refund signatures: verified ones from the body, or the service-held key's. */
-  private async clientSignatures(order: OrderRecord, source: HtlcSide, hashes: string[], given: string[] | undefined): Promise<string[]> {
+  private async clientSignatures(order: OrderRecord, source: HtlcSide, hashes: string[], given: string[] | undefined, forward: boolean): Promise<string[]> {
     if (given === undefined) {
-      const key = await this.serviceKey(order, source);
+      const key = await this.serviceKey(order, source, forward);
       if (!key) {
         throw invalid(
           "invalid body field 'signatures': is required: sign each hash of GET /v2/orders/{id}/instant-refund-hash with the source delegate key (SIGHASH_SINGLE|ANYONECANPAY)",
@@ -371,7 +403,10 @@ export class BitcoinActions implements ClientActions {
   }
 
   /** The service-held key of the client on this side, when the client gave no delegate of its own. */
-  private async serviceKey(order: OrderRecord, side: HtlcSide): Promise<Uint8Array | undefined> {
+  private async serviceKey(order: OrderRecord, side: HtlcSide, forward: boolean): Promise<Uint8Array | undefined> {
+    if (forward && !this.deps.secrets.canOpen && (await delegateKeyCiphertext(this.db, order.id))) {
+      throw new SignedByWorkers(`order ${order.id}: the key the service holds for the client is opened by the worker instances`);
+    }
     try {
       return await openServiceKey(this.db, this.deps.secrets, order.id, side.swap);
     } catch (err) {

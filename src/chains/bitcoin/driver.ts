@@ -1,9 +1,11 @@
+import { Transaction } from '@scure/btc-signer';
+import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
 import type { Bump, HeldItem, JobItem, NewTx, SendResult, SignResult, TxDriver, TxState } from '../../engine/driver.ts';
 import type { BitcoinFeeBumper } from './fee-bump.ts';
 import { systemClock, type Clock } from '../../clock.ts';
 import { pastBroadcastDeadline, TxEngine, type EngineOptions } from '../../engine/engine.ts';
 import { safeErrorText } from '../../errors.ts';
-import type { BitcoinPayload } from './store/jobs.ts';
+import { unsettledParents, type BitcoinPayload } from './store/jobs.ts';
 import { spendsOf } from './store/utxos.ts';
 import type { Db } from '../../store/database.ts';
 import { broadcastBitcoinTx, refusedByNode } from './broadcaster.ts';
@@ -23,6 +25,19 @@ export interface BitcoinDriverOptions {
 }
 
 const TXID = /^[0-9a-f]{64}$/;
+/** The node's refusal of a transaction spending outputs it does not know (or that are spent). */
+const MISSING_INPUTS = /missing ?inputs|inputs-missingorspent/i;
+
+/**
+ * A transaction whose parents (the wallet's own unsettled transactions it spends outputs of) the node
+ * does not have yet: the job waits for them, like one whose node is out of reach, without an attempt.
+ */
+class WaitingForParents extends Error {
+  constructor(parents: number) {
+    super(`refused for missing inputs while ${parents} unsettled job(s) it spends from may still land: waiting for them`);
+    this.name = 'WaitingForParents';
+  }
+}
 
 /** Checks a payload read back from the queue; a row written by something else fails loudly, not on chain. */
 export function parseBitcoinPayload(value: unknown): BitcoinPayload {
@@ -44,6 +59,12 @@ export function parseBitcoinPayload(value: unknown): BitcoinPayload {
  * reach. A funding still in a mempool past its broadcast deadline is taken back by a replacement where
  * the chain's nodes relay one (`cancelFunding`). The `BitcoinFeeBumper` makes its fee bumps (CPFP, RBF),
  * which the engine asks for on every pass (`bumpAfterMs` 0): it counts blocks, not seconds.
+ *
+ * Every Bitcoin-family transaction of the service is sent here, so rule 2 is the engine's alone. One that
+ * spends outputs of another job's transaction (a funding built on an earlier one's change, a CPFP child)
+ * may reach the node first: refused for missing inputs, its unsettled parents are sent (oldest first,
+ * none past its own broadcast deadline), then it again; while a parent job is unsettled the refusal
+ * costs no attempt.
  */
 export class BitcoinDriver implements TxDriver<BitcoinPayload> {
   readonly chain: string;
@@ -56,7 +77,7 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
   }
 
   parse = parseBitcoinPayload;
-  unreachable = (err: unknown): boolean => !refusedByNode(err);
+  unreachable = (err: unknown): boolean => err instanceof WaitingForParents || !refusedByNode(err);
   describe = safeErrorText;
   resignable = (): boolean => false;
 
@@ -76,11 +97,27 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
   }
 
   async broadcast(tx: { raw: string }): Promise<SendResult> {
+    const first = await this.send(tx.raw);
+    if (!('refusal' in first)) return first;
+    if (!MISSING_INPUTS.test(first.refusal.message)) return refusedBy(first.refusal);
+    const parents = await unsettledParents(this.options.db, this.chain, inputTxids(tx.raw));
+    if (parents.length === 0) return refusedBy(first.refusal);
+    const now = (this.options.clock ?? systemClock).now();
+    // Safety rule 2, as the engine's `pastBroadcastDeadline`: a parent funding past its deadline is not sent.
+    for (const parent of parents) if (parent.broadcastBy === null || now < parent.broadcastBy) await this.send(parent.rawTx);
+    const again = await this.send(tx.raw);
+    if (!('refusal' in again)) return again;
+    if (MISSING_INPUTS.test(again.refusal.message)) throw new WaitingForParents(parents.length);
+    return refusedBy(again.refusal);
+  }
+
+  /** Sends a signed transaction; the node's refusal is returned, a node out of reach throws. */
+  private async send(raw: string): Promise<{ outcome: 'sent' | 'known' } | { refusal: Error }> {
     try {
-      return { outcome: await broadcastBitcoinTx(this.options.rpc, tx.raw) };
+      return { outcome: await broadcastBitcoinTx(this.options.rpc, raw) };
     } catch (err) {
       if (!refusedByNode(err)) throw err;
-      return { outcome: 'refused', reason: safeErrorText(err) };
+      return { refusal: err as Error };
     }
   }
 
@@ -109,6 +146,19 @@ export class BitcoinDriver implements TxDriver<BitcoinPayload> {
       }),
     );
   }
+}
+
+const refusedBy = (err: Error): SendResult => ({ outcome: 'refused', reason: safeErrorText(err) });
+
+/** The txids of the transactions a signed transaction spends outputs of. */
+function inputTxids(raw: string): string[] {
+  const tx = Transaction.fromRaw(hexToBytes(raw), { allowUnknownOutputs: true, allowUnknownInputs: true, disableScriptCheck: true });
+  const txids = new Set<string>();
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const txid = tx.getInput(i).txid;
+    if (txid) txids.add(bytesToHex(txid));
+  }
+  return [...txids];
 }
 
 /** The engine of one Bitcoin-family chain (by default a recheck every 2 s, a refused attempt waits 5 s). */

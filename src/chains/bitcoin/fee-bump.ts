@@ -1,5 +1,4 @@
 import type { Bump, HeldItem } from '../../engine/driver.ts';
-import { broadcastBitcoinTx } from './broadcaster.ts';
 import { bumpsOf, enqueueBitcoinTx, outpointKey, reservedOutpoints, withWalletLock, type BitcoinPayload } from './store/jobs.ts';
 import { utxosOf } from './store/utxos.ts';
 import type { Db } from '../../store/database.ts';
@@ -37,9 +36,9 @@ const ANCESTOR_LIMIT = 25;
  * one, which the engine stores and sends in its place, where the node relays replacements. Otherwise
  * the bump is a CPFP child: it spends an unreserved output of that transaction paying the wallet back
  * to the wallet, with a fee lifting the whole unmined package to the target rate. The child is a job
- * of its own (key `<job>:cpfp:<round>`, written under the wallet lock before it is broadcast, its input
- * reserved like any job's), so a crash or a second worker never makes two of a round, and the engine
- * sends and settles it like any other job.
+ * of its own (key `<job>:cpfp:<round>`, written under the wallet lock, its input reserved like any
+ * job's), so a crash or a second worker never makes two of a round; the engine sends and settles it
+ * like any other job, its parent first should the node lack it.
  */
 export class BitcoinFeeBumper {
   private readonly wallet: string;
@@ -85,8 +84,7 @@ export class BitcoinFeeBumper {
       return written.created ? tx : undefined;
     });
     if (!child) return { none: 'no output of it to the wallet that can pay a child' };
-    // The child's job is written: a failed broadcast is the engine's to retry.
-    await broadcastBitcoinTx(this.options.rpc, child.hex).catch(() => undefined);
+    // Written only: its job wakes the engine (`job_queued`), whose next pass sends it.
     return { child: child.txid };
   }
 

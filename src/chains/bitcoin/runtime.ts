@@ -7,6 +7,7 @@ import type { BitcoinPayload } from './store/jobs.ts';
 import { BitcoinActions } from './client-actions.ts';
 import { bitcoinRpcFor } from './rpc.ts';
 import { BitcoinSolverChain } from './solver-chain.ts';
+import { spendRequestWorker } from './spend-requests.ts';
 import { keyPathAddress } from './wallet-tx.ts';
 import { BitcoinWatcher } from './watcher.ts';
 
@@ -39,6 +40,16 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
     ...(bumper ? { bumper } : {}),
     ...(solver ? { cancelFunding: (payload: BitcoinPayload, signed: { raw: string; hash: string }) => solver.cancelFunding(payload, signed) } : {}),
   });
+  const clientActions = new BitcoinActions(db, ctx.registry, {
+    secrets: ctx.secrets,
+    rpc,
+    clock: ctx.clock,
+    ...(solverKey ? { solverKey } : {}),
+  });
+  // An instance whose secrets open signs what instances without the keys ask for.
+  const signing = ctx.secrets.canOpen
+    ? [spendRequestWorker(db, chain.key, ctx.secrets, clientActions.performForwarded, { clock: ctx.clock, log: ctx.log.child({ chain: chain.key, worker: 'spend-requests' }) })]
+    : [];
   return {
     workers: [
       {
@@ -52,13 +63,10 @@ export function connectBitcoinChain(ctx: ChainContext): ChainRuntime {
         },
       },
       ...engineWorkers(engine),
+      ...signing,
     ],
     ...(solver ? { solver } : {}),
-    clientActions: new BitcoinActions(db, ctx.registry, {
-      secrets: ctx.secrets,
-      rpc,
-      ...(solverKey ? { solverKey } : {}),
-    }),
+    clientActions,
     // The confirmed unspent outputs of the party's key-path wallet that the watcher recorded.
     async balances(party, assets) {
       const balance = await confirmedBalance(db, chain.key, keyPathAddress(hexToBytes(party.toLowerCase()), chain.network));

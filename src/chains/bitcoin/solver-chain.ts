@@ -8,8 +8,7 @@ import { addressScript, buildWalletTx, walletAddress, type Outpoint, type Signed
 import type { Chain } from '../registry.ts';
 import type { SecretBox } from '../../orders/secret-box.ts';
 import { openServiceKey } from './service-key.ts';
-import { broadcastBitcoinTx } from './broadcaster.ts';
-import { bitcoinJobTx, enqueueBitcoinTx, withWalletLock, type BitcoinPayload } from './store/jobs.ts';
+import { bitcoinJobTx, enqueueBitcoinTx, fundingAttempts, withWalletLock, type BitcoinPayload } from './store/jobs.ts';
 import { utxosOf } from './store/utxos.ts';
 import type { Db } from '../../store/database.ts';
 import type { OrderRecord } from '../../store/orders.ts';
@@ -25,9 +24,10 @@ export const WALLET_SPREAD = 16;
 /**
  * The solver on one Bitcoin-family chain. Its wallet is the key-path P2TR address of its key, whose
  * x-only public key is the solver's address in the scripts. Its coins, and every HTLC's, are the
- * outputs the watcher recorded. Each transaction is written as a relayer job with its signed bytes
- * before it is broadcast, under a key per order and step: after a crash the same bytes go out again,
- * never a second payment (the relayer keeps rebroadcasting until the watcher sees it mined).
+ * outputs the watcher recorded. Each transaction is written as a relayer job with its signed bytes,
+ * under a key per order and step, and nothing more: the chain's transaction engine broadcasts it (and
+ * again until the watcher sees it mined, never a funding past its deadline), so after a crash the same
+ * bytes go out, never a second payment.
  */
 export class BitcoinSolverChain implements SolverChain {
   readonly xOnly: string;
@@ -41,7 +41,7 @@ export class BitcoinSolverChain implements SolverChain {
     private readonly secrets: SecretBox,
     /** Whether the chain's nodes relay BIP125 replacements (default: what the network's node software does). */
     private readonly replaceByFee = relaysReplacements(chain.network),
-    /** The time rule 2's broadcast deadline counts by. */
+    /** Not read: rule 2's deadline is checked by the engine, on its own clock. */
     private readonly clock: Clock = systemClock,
   ) {
     if (chain.family !== 'bitcoin') throw new Error(`${chain.key} is not a Bitcoin-family chain`);
@@ -54,8 +54,23 @@ export class BitcoinSolverChain implements SolverChain {
     return new BitcoinFeeBumper({ ...options, db: this.db, chain: this.chain.key, network: this.chain.network, rpc: this.rpc, walletKey: this.key });
   }
 
+  /** A funding job is written and may still be mined, or it failed by rule 2: no funding is to be written. */
   async destinationFunded(order: OrderRecord): Promise<boolean> {
-    return (await this.resend(`${order.id}:fund`)) !== undefined;
+    return (await this.nextFunding(this.db, order)) === undefined;
+  }
+
+  /**
+   * The key of the order's next funding job, and the earliest deadline of those before it; undefined
+   * when none may be written: one is live or mined, or one failed that a block has not made unminable
+   * (its inputs spent by another transaction), or one failed by safety rule 2. So an order never has
+   * two fundings that could both be mined. Read under the wallet lock before writing.
+   */
+  private async nextFunding(db: Db, order: OrderRecord): Promise<{ key: string; broadcastBy?: Date } | undefined> {
+    const attempts = await fundingAttempts(db, this.chain.key, order.id);
+    if (attempts.length === 0) return { key: `${order.id}:fund` };
+    if (!attempts.every((a) => a.status === 'failed' && a.spentElsewhere && !a.byRule2)) return undefined;
+    const deadlines = attempts.flatMap((a) => (a.broadcastBy ? [a.broadcastBy.getTime()] : []));
+    return { key: `${order.id}:fund:${attempts.length + 1}`, ...(deadlines.length > 0 ? { broadcastBy: new Date(Math.min(...deadlines)) } : {}) };
   }
 
   async checkSource(order: OrderRecord): Promise<SourceCheck> {
@@ -81,12 +96,12 @@ export class BitcoinSolverChain implements SolverChain {
 
   async fundDestination(order: OrderRecord, fundBy: Date): Promise<void> {
     const feeRate = await this.rpc.feeRate();
-    const key = `${order.id}:fund`;
     const amount = BigInt(order.destination.amount);
     // Picking the wallet's outputs and writing the job that spends them happen under the wallet lock,
     // so an instant-refund fee input never takes the same output, nor do two fundings.
-    const picked = await withWalletLock(this.db, this.chain.key, async (trx) => {
-      if (await bitcoinJobTx(trx, key)) return undefined;
+    await withWalletLock(this.db, this.chain.key, async (trx) => {
+      const next = await this.nextFunding(trx, order);
+      if (!next) return;
       const wallet = await walletCoins(trx, this.chain.key, this.wallet, addressScript(this.wallet, this.chain.network));
       if (wallet.coins.length === 0 && wallet.atLimit > 0) {
         throw new Error(`the wallet's ${wallet.atLimit} unconfirmed outputs are at the node's chain limit (${MEMPOOL_CHAIN_LIMIT}): funding after the next block`);
@@ -113,20 +128,10 @@ export class BitcoinSolverChain implements SolverChain {
       if (!fitsUnderLimits(inputs, wallet.descendants)) {
         throw new Error(`the wallet's unconfirmed transactions are at the node's chain limit (${MEMPOOL_CHAIN_LIMIT}): funding after the next block`);
       }
-      await enqueueBitcoinTx(trx, { chain: this.chain.key, orderId: order.id, action: 'fund', idempotencyKey: key, rawTx: built.hex, txid: built.txid, inputs: built.spent, broadcastBy: fundBy });
-      // Its unconfirmed parents, oldest first: each was broadcast by whoever wrote it, maybe not yet.
-      const parents = [...new Set(inputs.flatMap((c) => [...c.ancestors]))].sort((a, b) => wallet.depth(a) - wallet.depth(b));
-      return { tx: built, parents: parents.map((txid) => wallet.rawTxs.get(txid)).filter((raw): raw is string => raw !== undefined) };
+      // A funding again keeps the first one's deadline where it is earlier (safety rule 2, checked by the engine).
+      const broadcastBy = next.broadcastBy && next.broadcastBy < fundBy ? next.broadcastBy : fundBy;
+      await enqueueBitcoinTx(trx, { chain: this.chain.key, orderId: order.id, action: 'fund', idempotencyKey: next.key, rawTx: built.hex, txid: built.txid, inputs: built.spent, broadcastBy });
     });
-    if (!picked) {
-      await this.resend(key);
-      return;
-    }
-    // Sent at once (the engine sends it too, and again, until its deadline): a funding is never first
-    // sent after it (safety rule 2).
-    if (this.clock.now() >= fundBy.getTime()) return;
-    for (const raw of picked.parents) await broadcastBitcoinTx(this.rpc, raw).catch(() => undefined);
-    await broadcastBitcoinTx(this.rpc, picked.tx.hex);
   }
 
   /**
@@ -155,7 +160,7 @@ export class BitcoinSolverChain implements SolverChain {
 
   async redeem(order: OrderRecord, side: 'source' | 'destination', secret: Buffer): Promise<boolean> {
     const key = side === 'source' ? `${order.id}:solver-redeem` : `${order.id}:redeem`;
-    if ((await this.resend(key)) !== undefined) return false;
+    if (await bitcoinJobTx(this.db, key)) return false;
     const swap = order[side];
     // The solver redeems its source with its own key, and a client's destination with the key the
     // service holds for that client; a client with its own delegate key redeems by itself.
@@ -195,7 +200,7 @@ export class BitcoinSolverChain implements SolverChain {
 
   /** Refunds one side's HTLC with its initiator's key once the CSV timelock allows it. */
   private async refund(order: OrderRecord, side: 'source' | 'destination', initiatorKey: Uint8Array, to: string, action: string): Promise<boolean> {
-    if ((await this.resend(`${order.id}:${action}`)) !== undefined) return false;
+    if (await bitcoinJobTx(this.db, `${order.id}:${action}`)) return false;
     const swap = order[side];
     const terms = swapScriptTerms(swap, side, order.secretHash);
     const records = await utxosOf(this.db, this.chain.key, swap.swapId, { unspent: true });
@@ -223,23 +228,8 @@ export class BitcoinSolverChain implements SolverChain {
     return openServiceKey(this.db, this.secrets, order.id, order[side]);
   }
 
-  /** Rebroadcasts the job's transaction when one was written (a job the node refuses stays with the relayer). */
-  private async resend(idempotencyKey: string): Promise<string | undefined> {
-    const job = await bitcoinJobTx(this.db, idempotencyKey, this.clock.now());
-    if (!job) return undefined;
-    // Never past a funding's deadline (safety rule 2): it lands then only if it is out already.
-    if (job.status !== 'confirmed' && job.status !== 'failed' && job.rawTx && !job.pastDeadline) await broadcastBitcoinTx(this.rpc, job.rawTx).catch(() => undefined);
-    return job.txid;
-  }
-
-  /** Writes the transaction's job, then broadcasts it; when a job exists under the key, that one goes out instead. */
+  /** Writes the transaction's job (the engine sends it); when a job exists under the key, that one stays. */
   private async send(order: OrderRecord, action: string, tx: SignedTx, inputs: readonly Outpoint[], replacements: readonly TxVersion[] = []): Promise<void> {
-    const key = `${order.id}:${action}`;
-    const job = await enqueueBitcoinTx(this.db, { chain: this.chain.key, orderId: order.id, action, idempotencyKey: key, rawTx: tx.hex, txid: tx.txid, inputs, replacements });
-    if (!job.created) {
-      await this.resend(key);
-      return;
-    }
-    await broadcastBitcoinTx(this.rpc, tx.hex);
+    await enqueueBitcoinTx(this.db, { chain: this.chain.key, orderId: order.id, action, idempotencyKey: `${order.id}:${action}`, rawTx: tx.hex, txid: tx.txid, inputs, replacements });
   }
 }

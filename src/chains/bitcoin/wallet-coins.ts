@@ -26,12 +26,8 @@ export interface WalletCoins {
   coins: WalletCoin[];
   /** Per unsettled transaction, how many unsettled transactions descend from it, itself included. */
   descendants: ReadonlyMap<string, number>;
-  /** The signed bytes of the unsettled transactions the unconfirmed coins descend from. */
-  rawTxs: ReadonlyMap<string, string>;
   /** Unconfirmed outputs left out because spending them would pass the node's limits. */
   atLimit: number;
-  /** How many unsettled transactions each one depends on, itself included (parents have fewer). */
-  depth(txid: string): number;
 }
 
 const key = (o: { txid: string; vout: number }) => `${o.txid}:${o.vout}`;
@@ -81,7 +77,7 @@ export async function walletCoins(db: Db, chain: string, wallet: string, walletS
     ...recorded.map((u) => ({ txid: u.txid, vout: u.vout, value: u.value, confirmed: true, ancestors: new Set<string>() })).sort(largestFirst),
     ...usable.sort((a, b) => a.ancestors.size - b.ancestors.size || largestFirst(a, b)),
   ];
-  return { coins, descendants, atLimit: unspentChange.length - usable.length, rawTxs: new Map(pending.map((p) => [p.txid, p.rawTx])), depth: (txid) => ancestorsOf(txid).size };
+  return { coins, descendants, atLimit: unspentChange.length - usable.length };
 }
 
 /** Whether a transaction spending `inputs` stays under the node's ancestor and descendant limits. */

@@ -222,7 +222,10 @@ export class BitcoinWatcher {
     return resumePoint(this.db, this.chain.key, cursor, head, async (n) => this.blockHash(n));
   }
 
-  /** Reads and scans blocks [from, to] one at a time (only the matches are kept); each must link to the one before. */
+  /**
+   * Reads and scans blocks [from, to] one at a time (only the matches are kept); each must link to the
+   * one before. Each is matched against the swaps known once it was read.
+   */
   private async readBlocks(from: bigint, to: bigint, parentHash: string | undefined): Promise<Array<BlockScan & { txids: string[] }>> {
     const scans: Array<BlockScan & { txids: string[] }> = [];
     let parent = parentHash;
@@ -233,6 +236,9 @@ export class BitcoinWatcher {
       }
       parent = block.hash;
       const time = new Date(block.time * 1000);
+      // A swap created after this poll's first refresh may be paid in this very block: its order was
+      // committed before its client paid, so a refresh after the block was read holds it.
+      await this.scripts.refresh(this.db);
       scans.push({ number: n, hash: block.hash, time, txids: block.tx.map((t) => t.txid), ...scanTransactions(block.tx, this.scripts, { number: n, time }) });
     }
     return scans;
@@ -248,6 +254,8 @@ export class BitcoinWatcher {
     const dropped = [...known].filter((txid) => !current.has(txid) && !mined.has(txid));
     const fresh = [...current].filter((txid) => !known.has(txid)).slice(0, this.mempoolBatch);
     const txs = await this.fetchTransactions(fresh);
+    // As for a block: the swaps created while the transactions were fetched, before matching them.
+    await this.scripts.refresh(this.db);
     const next = new Set([...known].filter((txid) => current.has(txid)));
     for (const tx of txs) next.add(tx.txid);
     return { step: { size: current.size, fetched: txs.length, dropped }, scan: scanTransactions(txs, this.scripts, null), known: next };

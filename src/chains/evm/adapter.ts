@@ -1,6 +1,8 @@
 import { evmSwapWallet } from './swap-wallet.ts';
 import { evmFeeClaims } from './fee-claims.ts';
-import { erc20Abi } from 'viem';
+import { encodeFunctionData, erc20Abi, numberToHex } from 'viem';
+import { htlcFundingSteps, htlcRefundStep } from '../aggregator-steps.ts';
+import { htlcAbi } from '../solidity-htlc/htlc-abi.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadArtifact } from '../solidity-htlc/artifacts.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
@@ -27,6 +29,20 @@ export const evmAdapter: ChainAdapter = {
     initiate_transaction: data.initiate_transaction,
     core_to_evm_transfer: null,
   }),
+  aggregator: {
+    vmType: 'evm',
+    chainId: (chain) => evmChainId(chain).toString(),
+    fundingSteps: htlcFundingSteps,
+    refundSteps: (asset, swapId, amount) => [
+      htlcRefundStep(asset, amount, {
+        to: asset.htlc.address,
+        value: '0x0',
+        data: encodeFunctionData({ abi: htlcAbi, functionName: 'refund', args: [`0x${swapId}`] }),
+        gas_limit: numberToHex(100_000),
+        chain_id: Number(evmChainId(asset.chain)),
+      }),
+    ],
+  },
   // The relayer pays the gas of every action it sends.
   servicePays: () => true,
   contractSchemas: {

@@ -4,7 +4,7 @@
 import { createPublicClient, getAddress, http, isAddress, zeroAddress, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { AppError } from '../../errors.ts';
-import type { Claim, ClaimableRow, ClaimPaid, FeeClaimAccess, FeeClaimSigner } from '../adapter.ts';
+import type { ClaimPaid, FeeClaimAccess, FeeClaimSigner } from '../adapter.ts';
 import type { Asset } from '../registry.ts';
 
 export const FEE_CLAIM_ABI = [
@@ -45,19 +45,16 @@ const CLAIM_TYPES = {
 
 /**
  * The claims of one chain's FeeClaim contract; undefined when `contract` is no address. Without an RPC
- * the stored total counts as already claimed; with one, the contract's `claimed` does.
+ * the stored total counts as already claimed; with one, the contract's `claimed` does. Without the fee
+ * signer's key it signs nothing.
  */
 export function evmFeeClaims({ chain, feeSignerKey, contract, rpcUrl }: FeeClaimAccess): FeeClaimSigner | undefined {
   if (!isAddress(contract)) return undefined;
   const verifyingContract = getAddress(contract);
-  const account = privateKeyToAccount(feeSignerKey);
+  const account = feeSignerKey && privateKeyToAccount(feeSignerKey);
   const chainId = Number(chain.id.split(':')[1]);
   let client: PublicClient | undefined;
   const rpc = (url: string): PublicClient => (client ??= createPublicClient({ transport: http(url), cacheTime: 0 }));
-  const claimed = (affiliate: Address, token: Address, stored: bigint): Promise<bigint> => {
-    if (!rpcUrl) return Promise.resolve(stored);
-    return rpc(rpcUrl).readContract({ address: verifyingContract, abi: FEE_CLAIM_ABI, functionName: 'claimed', args: [affiliate, token] });
-  };
   // By hash: a block replaced in a reorg has its own time.
   const blockTimes = new Map<Hex, number>();
   const blockTime = async (url: string, blockHash: Hex): Promise<number> => {
@@ -69,21 +66,24 @@ export function evmFeeClaims({ chain, feeSignerKey, contract, rpcUrl }: FeeClaim
     return Number(block.timestamp);
   };
   return {
-    async claimFor(row: ClaimableRow, asset: Asset): Promise<Claim | undefined> {
-      const parties = claimParties(row.affiliate, asset);
+    contract: verifyingContract,
+
+    async claimed(affiliate: string, asset: Asset, stored: bigint): Promise<bigint | undefined> {
+      const parties = claimParties(affiliate, asset);
       if (!parties) return undefined;
-      const { affiliate, token } = parties;
-      // Over every app's orders: the contract's `claimed` is per affiliate and token (ClaimableRow).
-      const cumulativeAmount = row.totalEarned;
-      const already = await claimed(affiliate, token, row.totalClaimed);
-      if (cumulativeAmount <= already) return undefined;
-      const signature: Hex = await account.signTypedData({
+      if (!rpcUrl) return stored;
+      return rpc(rpcUrl).readContract({ address: verifyingContract, abi: FEE_CLAIM_ABI, functionName: 'claimed', args: [parties.affiliate, parties.token] });
+    },
+
+    async sign(affiliate: string, asset: Asset, cumulativeAmount: bigint): Promise<string | undefined> {
+      const parties = claimParties(affiliate, asset);
+      if (!parties || !account) return undefined;
+      return account.signTypedData({
         domain: { name: 'FeeClaim', version: '1', chainId, verifyingContract },
         types: CLAIM_TYPES,
         primaryType: 'Claim',
-        message: { affiliate, token, cumulativeAmount },
+        message: { ...parties, cumulativeAmount },
       });
-      return { amount: cumulativeAmount - already, cumulativeAmount, signature, contract: verifyingContract };
     },
 
     async claimsPaid(affiliate: string, asset: Asset): Promise<ClaimPaid[]> {

@@ -1,5 +1,6 @@
 import { solanaSwapWallet } from './swap-wallet.ts';
 import type { ChainAdapter } from '../adapter.ts';
+import { shownAmount, transactionStep } from '../aggregator-steps.ts';
 import { SOLANA_ACTION_BODIES } from './action-bodies.ts';
 import { exactly } from '../family.ts';
 import { DEADLINE_SECONDS } from '../../orders/limits.ts';
@@ -21,6 +22,14 @@ export const solanaAdapter: ChainAdapter = {
   sourceDeadlineSeconds: DEADLINE_SECONDS,
   quoteInitiate: (_chain, data) => ({ type: 'solana', versioned_tx: data.versioned_tx }),
   initiateExpires: true,
+  // The user signs and sends the versioned transaction itself (a fresh blockhash at each read).
+  aggregator: {
+    vmType: 'svm',
+    fundingSteps: (asset, amount, data) =>
+      data.versioned_tx
+        ? [transactionStep(asset, 'initiate', `Lock ${asset.symbol.toUpperCase()}`, `Sign and send the transaction: it locks ${shownAmount(asset, amount)} in the HTLC.`, { versioned_tx: data.versioned_tx })]
+        : [],
+  },
   servicePays: () => true,
   actionBodies: SOLANA_ACTION_BODIES,
   signingAccess(rpcUrl) {

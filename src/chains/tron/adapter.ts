@@ -1,4 +1,8 @@
-import { erc20Abi } from 'viem';
+import { encodeFunctionData, erc20Abi } from 'viem';
+import { htlcFundingSteps, htlcRefundStep } from '../aggregator-steps.ts';
+import { htlcAbi } from '../solidity-htlc/htlc-abi.ts';
+import { APPROVE_FEE_LIMIT } from './calls.ts';
+import { tronChainId } from './order-id.ts';
 import type { ChainAdapter } from '../adapter.ts';
 import { loadArtifact } from '../solidity-htlc/artifacts.ts';
 import { anyCase, exactly, hexHashKey } from '../family.ts';
@@ -23,6 +27,20 @@ export const tronAdapter: ChainAdapter = {
   partyDescription: 'a valid tron address',
   sourceDeadlineSeconds: DEADLINE_SECONDS,
   quoteInitiate: (_chain, data) => ({ type: 'tron', approval_transaction: data.approval_transaction, initiate_transaction: data.initiate_transaction }),
+  aggregator: {
+    vmType: 'tvm',
+    chainId: (chain) => tronChainId(chain.id).toString(),
+    fundingSteps: htlcFundingSteps,
+    refundSteps: (asset, swapId, amount) => [
+      htlcRefundStep(asset, amount, {
+        to: asset.htlc.address,
+        value: '0',
+        data: encodeFunctionData({ abi: htlcAbi, functionName: 'refund', args: [`0x${swapId}`] }),
+        gas_limit: String(APPROVE_FEE_LIMIT),
+        chain_id: Number(tronChainId(asset.chain.id)),
+      }),
+    ],
+  },
   // The relayer pays the energy of every action it sends.
   servicePays: () => true,
   contractSchemas: {

@@ -1,4 +1,4 @@
-import { decodeErrorResult, type Hex } from 'viem';
+import { decodeErrorResult, toFunctionSelector, type Hex } from 'viem';
 import { redactHex, safeErrorText } from '../../errors.ts';
 import { htlcAbi } from '../solidity-htlc/htlc-abi.ts';
 import { TronNodeUnreachable } from './api.ts';
@@ -16,11 +16,19 @@ export function revertReason(message: string): string {
     try {
       return `reverted: ${decodeErrorResult({ abi: htlcAbi, data: data as Hex }).errorName}`;
     } catch {
-      // not one of ours: the message as it is
+      // Its arguments cut or not ABI-encoded: the selector alone still names one of ours.
+      const named = ERRORS_BY_SELECTOR.get(data.slice(0, 10).toLowerCase() as Hex);
+      if (named) return `reverted: ${named}`;
     }
   }
   return message;
 }
+
+const ERRORS_BY_SELECTOR = new Map(
+  htlcAbi
+    .filter((item): item is Extract<(typeof htlcAbi)[number], { type: 'error' }> => item.type === 'error')
+    .map((e) => [toFunctionSelector(`${e.name}(${(e.inputs as ReadonlyArray<{ type: string }>).map((i) => i.type).join(',')})`), e.name] as const),
+);
 
 /** A short, safe description of a Tron error for `last_error` and logs (safety rule 7: no long hex, such as a secret). */
 export function describeTronError(err: unknown): string {

@@ -91,7 +91,9 @@ export class TronWatcher {
     const events: SwapEvent[] = [];
     for (const { header, infos } of read) {
       for (const info of infos) {
-        if (info.blockNumber !== header.number) throw moved(header.number);
+        // A transaction info names its block by number and time only (Tron gives it no block id): infos
+        // of a block that replaced the header's between the two reads differ in one of them.
+        if (info.blockNumber !== header.number || info.blockTimestampMs !== header.timestampMs) throw moved(header.number);
         if (info.failed) continue;
         for (const log of info.logs) {
           if (!this.contracts.has(log.address)) continue;

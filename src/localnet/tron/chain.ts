@@ -1,6 +1,8 @@
 import { TronWeb, utils } from 'tronweb';
 import { keccak256, numberToHex, type Hex } from 'viem';
+import { runtimeCodeHash } from '../../chains/solidity-htlc/artifacts.ts';
 import { tronContractAddress } from '../../chains/tron/creation.ts';
+import { tronContractArtifact } from './contracts.ts';
 import type { AnvilNode } from '../evm/anvil.ts';
 import { blockIdOf, refBlockBytesOf, refBlockHashOf, tronBlockJson, type EvmBlock } from './blocks.ts';
 import { outcomeOf, transactionInfoJson, type EvmReceipt } from './receipts.ts';
@@ -54,6 +56,17 @@ export interface TronChainOptions {
 }
 
 const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
+
+/** Which of the local chain's own contracts (placed without a Tron creation) `code` (runtime, hex) is, by its code hash. */
+function placedArtifact(code: string): { name: string; abi: Array<Record<string, unknown>> } | undefined {
+  for (const name of ['TestToken', 'TronHTLC'] as const) {
+    const artifact = tronContractArtifact(name);
+    if (runtimeCodeHash(`0x${code}`, artifact) === artifact.codeHash) {
+      return { name, abi: artifact.abi as unknown as Array<Record<string, unknown>> };
+    }
+  }
+  return undefined;
+}
 const evmAddress = (tron41: string): Hex => `0x${tron41.slice(2)}`;
 
 /**
@@ -65,7 +78,7 @@ const evmAddress = (tron41: string): Hex => `0x${tron41.slice(2)}`;
 export class TronChain {
   readonly anvil: AnvilNode;
   private readonly index: TransactionIndex;
-  private readonly energyPriceSun: bigint;
+  readonly energyPriceSun: bigint;
   private readonly solidifyDepth: number;
   private readonly mineEachTransaction: boolean;
   private queue: Promise<unknown> = Promise.resolve();
@@ -221,7 +234,9 @@ export class TronChain {
   async contract(address: string, visible: boolean, info = false): Promise<Record<string, unknown>> {
     const code = await this.code(address);
     if (code === '') return {};
-    const smart = smartContractJson({ address, codeHash: keccak256(`0x${code}`).slice(2), creationHex: this.index.creationOf(address)?.tx.raw_data_hex, visible });
+    const creationHex = this.index.creationOf(address)?.tx.raw_data_hex;
+    const placed = creationHex ? undefined : placedArtifact(code);
+    const smart = smartContractJson({ address, codeHash: keccak256(`0x${code}`).slice(2), ...(creationHex ? { creationHex } : {}), ...(placed ? { placed } : {}), visible });
     return info ? { runtimecode: code, smart_contract: smart } : smart;
   }
 

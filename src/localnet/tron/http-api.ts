@@ -16,6 +16,22 @@ const MAX_BODY_BYTES = 1 << 20;
 /** java-tron serves at most 100 blocks per getblockbylimitnext. */
 const MAX_BLOCK_RANGE = 100;
 
+/** The chain parameters a client reads (`getchainparameters`), each as java-tron names it; `getEnergyFee` the chain's price. */
+const chainParameters = (energyFeeSun: number): Array<{ key: string; value?: number }> => [
+  { key: 'getMaintenanceTimeInterval', value: 21_600_000 },
+  { key: 'getCreateAccountFee', value: 100_000 },
+  { key: 'getTransactionFee', value: 1_000 },
+  { key: 'getEnergyFee', value: energyFeeSun },
+  { key: 'getFreeNetLimit', value: 600 },
+  { key: 'getTotalEnergyLimit', value: 180_000_000_000 },
+  { key: 'getAllowTvmTransferTrc10', value: 1 },
+  { key: 'getAllowTvmConstantinople', value: 1 },
+  { key: 'getAllowTvmSolidity059', value: 1 },
+  { key: 'getAllowTvmIstanbul', value: 1 },
+  { key: 'getAllowTvmLondon', value: 1 },
+  { key: 'getMaxFeeLimit', value: 15_000_000_000 },
+];
+
 /** The zero address, which TronWeb names as the caller of a constant call when it has no account. */
 const ZERO_ADDRESS = `41${'00'.repeat(20)}`;
 
@@ -153,6 +169,38 @@ function walletMethods(chain: TronChain): Record<string, Method> {
     getcontract: (body) => chain.contract(address41(body, 'value'), body.visible === true),
     getcontractinfo: (body) => chain.contract(address41(body, 'value'), body.visible === true, true),
     broadcasttransaction: (body) => chain.broadcast(body),
+    getchainparameters: async () => ({ chainParameter: chainParameters(Number(chain.energyPriceSun)) }),
+    // Energy was always this price here: java-tron's history string, `<since ms>:<sun>` entries.
+    getenergyprices: async () => ({ prices: `0:${chain.energyPriceSun}` }),
+    getbandwidthprices: async () => ({ prices: '0:1000' }),
+    // Nothing is staked on the local chain: only the free daily bandwidth, and the network's totals.
+    getaccountresource: async (body) => {
+      address41(body, 'address');
+      return { freeNetLimit: 600, TotalNetLimit: 43_200_000_000, TotalNetWeight: 84_000_000_000, TotalEnergyLimit: 180_000_000_000, TotalEnergyWeight: 19_000_000_000 };
+    },
+    getnodeinfo: async () => {
+      const [head, solid] = await Promise.all([chain.headNumber(), chain.solidNumber()]);
+      const [headId, solidId] = await Promise.all([chain.blockId(head), chain.blockId(solid)]);
+      return {
+        beginSyncNum: head,
+        block: `Num:${head},ID:${headId ?? ''}`,
+        solidityBlock: `Num:${solid},ID:${solidId ?? ''}`,
+        currentConnectCount: 0,
+        activeConnectCount: 0,
+        passiveConnectCount: 0,
+        totalFlow: 0,
+        peerList: [],
+        configNodeInfo: { codeVersion: 'hashlock-local', versionNum: '0', p2pVersion: '0', listenPort: 0, discoverEnable: false },
+        machineInfo: {},
+        cheatWitnessInfoMap: {},
+      };
+    },
+    // The call run on the head state, as triggerconstantcontract runs it: its energy, or the revert.
+    estimateenergy: async (body) => {
+      const answer = await chain.constantCall(callOf(body, ZERO_ADDRESS));
+      const result = answer.result as { result?: boolean; code?: string; message?: string };
+      return result.result === true ? { result: { result: true }, energy_required: answer.energy_used } : { result };
+    },
   };
 }
 

@@ -31,9 +31,15 @@ export function tronAbiEntry(entry: Json): Json {
  * runtime code. A contract the local chain's own code placed, with no such transaction, has its address and
  * code hash alone.
  */
-export function smartContractJson(input: { address: string; codeHash: string; creationHex?: string; visible: boolean }): Json {
+export function smartContractJson(input: { address: string; codeHash: string; creationHex?: string; placed?: { name: string; abi: readonly Json[] }; visible: boolean }): Json {
   const address = (hex41: string) => (input.visible ? TronWeb.address.fromHex(hex41) : hex41.toLowerCase());
-  if (!input.creationHex) return { contract_address: address(input.address), code_hash: input.codeHash };
+  if (!input.creationHex) {
+    // A contract the local chain placed (the devnet's USDT and HTLC): the ABI of the artifact it placed, as
+    // its creation would have named it, so that clients that read the ABI from the node (TronWeb's
+    // `contract().at`) can call it.
+    const placed = input.placed ? { abi: { entrys: input.placed.abi.map(tronAbiEntry) }, name: input.placed.name } : {};
+    return { contract_address: address(input.address), ...placed, code_hash: input.codeHash };
+  }
   const raw = utils.deserializeTx.deserializeTransaction('CreateSmartContract', input.creationHex) as {
     contract: [{ parameter: { value: { new_contract: { origin_address: string; abi: { entrys: Json[] }; bytecode: string; call_value: number; consume_user_resource_percent: number; name: string; origin_energy_limit: number } } } }];
   };

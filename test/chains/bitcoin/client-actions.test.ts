@@ -408,6 +408,7 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
     await sync();
     const unmined = await patch('v2', order.id, 'redeem', { secret });
     assert.equal(unmined.status, 409);
+    assert.equal(unmined.body.code, 'not_initiated', 'funded, not mined: as not initiated on the other families');
     assert.match(unmined.body.error, /holds 0 of 10000000 sats in mined outputs/);
     await mine(1);
 
@@ -459,6 +460,7 @@ describeEachStore('Bitcoin-family order actions', (kind) => {
     await sync();
     const unmined = await patch('v3', held.id, 'refund');
     assert.equal(unmined.status, 409, unmined.raw);
+    assert.equal(unmined.body.code, 'not_expired');
     assert.match(unmined.body.error, /an output of the source HTLC is not mined yet; it is refundable 60 blocks after it is/);
     await mine(1);
     const fundedAt = await height();

@@ -103,7 +103,9 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     await solver.fundDestination(order, IN_AN_HOUR);
     const fundKey = `${order.id}:fund`;
     const parent = (await findJob(store.db, fundKey))!.txHash;
-    assert.ok((await mempool()).includes(parent), 'the funding is broadcast');
+    assert.ok(!(await mempool()).includes(parent), 'the solver only writes the job');
+    await relayer.tick();
+    assert.ok((await mempool()).includes(parent), 'the engine broadcasts the funding');
     await sync();
     await relayer.tick();
     assert.equal(await findJob(store.db, `${fundKey}:cpfp:1`), undefined, 'a fresh funding paying the estimate is left alone');
@@ -118,9 +120,11 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     await relayer.tick();
     const childJob = (await findJob(store.db, `${fundKey}:cpfp:1`))!;
     assert.ok(childJob, 'the child is a job');
+    assert.ok(!(await mempool()).includes(childJob.txHash), 'the bumper only writes the child');
+    await relayer.tick();
+    assert.ok((await mempool()).includes(childJob.txHash), "the engine's next pass broadcasts the child");
     const child = await rawTx(childJob.txHash);
     assert.deepEqual(child.vin.map((i) => [i.txid, i.vout]), [[parent, 1]], "the child spends the funding's change");
-    assert.ok((await mempool()).includes(child.txid), 'the child is broadcast');
     const childEntry = (await ltc.rpc.mempoolEntry(child.txid))!;
     assert.ok(childEntry.ancestorFee >= 2n * BigInt(childEntry.ancestorVsize), 'the package pays the estimate (2 sat/vB on regtest)');
     await sync();
@@ -156,6 +160,7 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     await solver.fundDestination(order, IN_AN_HOUR);
     const fundKey = `${order.id}:fund`;
     const parent = (await findJob(store.db, fundKey))!.txHash;
+    await relayer.tick();
     await sync();
     await mineEmpty(1);
     await relayer.tick();
@@ -165,6 +170,7 @@ describeEachStore('Bitcoin-family fee bumping', (kind) => {
     const other = bitcoinEngine({ db: store.db, chain: CHAIN, rpc: ltc.rpc, worker: 'other', recheckMs: 0, retryMs: 0, bumper: solver.feeBumper(bump) });
     await Promise.all([relayer.tick(), other.tick()]);
     const child = (await findJob(store.db, `${fundKey}:cpfp:1`))!.txHash;
+    await Promise.all([relayer.tick(), other.tick()]);
     const spenders = (await mempool()).filter((txid) => txid !== parent);
     assert.deepEqual(spenders, [child], 'one child in the mempool');
     const entry = (await ltc.rpc.mempoolEntry(child))!;

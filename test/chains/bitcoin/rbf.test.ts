@@ -94,6 +94,7 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
     await sync();
     const order = (await findOrder(store.db, base.id))!;
     assert.equal(await solver.redeem(order, 'destination', secret), true);
+    await relayer.tick();
     const key = `${order.id}:redeem`;
     const job = (await findJob(store.db, key))!;
     const versions = (job.payload as { replacements: TxVersion[] }).replacements;
@@ -179,6 +180,7 @@ describeEachStore('Bitcoin-family replace-by-fee', (kind) => {
     await payer.fundDestination((await findOrder(store.db, base.id))!, fundBy);
     const key = `${base.id}:fund`;
     const funding = (await findJob(store.db, key))!.txHash;
+    await engine.tick();
     assert.ok((await mempool()).includes(funding), 'sent before its deadline');
     await engine.tick();
     assert.equal((await findJob(store.db, key))!.txHash, funding, 'left alone before its deadline');

@@ -588,6 +588,34 @@ describeEachStore('BitcoinWatcher', (kind) => {
     watcher = rescan;
   });
 
+  test('an order created, paid and mined while a poll runs (after its first refresh, before it reads the block) is recorded from that block', async (t) => {
+    if (!(await setup(t))) return;
+    await watcher.poll(); // caught up
+    let o: LtcOrder | undefined;
+    let txid = '';
+    // The node answers the head only once the order exists and its payment is mined: as a client
+    // quick enough (or a node slow enough) would make it.
+    const racing: BitcoinRpcClient = {
+      call: async <T>(method: string, params?: unknown[]) => {
+        if (method === 'getblockcount' && !o) {
+          o = await createOrder();
+          txid = await fund(o.address, AMOUNT);
+          await mine();
+        }
+        return rpc.call<T>(method, params);
+      },
+    };
+    const cursorWatcher = new BitcoinWatcher(store.db, chain, racing, { walletAddresses: [wallet.address] });
+    const result = await cursorWatcher.poll();
+    assert.ok(o, 'the order was created during the poll');
+    assert.deepEqual(
+      result.received.filter((u) => u.address === o!.address).map((u) => [u.txid, u.value, u.blockNumber !== null]),
+      [[txid, AMOUNT, true]],
+      'the payment is recorded from the block read in the same poll',
+    );
+    assert.equal((await source(o)).initiateTxHash, txid);
+  });
+
   test('the cost of a block does not grow with the orders: the same RPC calls and statements with 10 and 500 more orders', async (t) => {
     if (!(await setup(t))) return;
     const blockWith = async (orders: number) => {

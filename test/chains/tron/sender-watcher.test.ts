@@ -192,6 +192,33 @@ describeEachStore('Tron sender and watcher', (kind) => {
     assert.equal(reads, readsForThree, `${reads} reads for 3 blocks with 20 more orders, ${readsForThree} before`);
   });
 
+  test('a reorganisation replacing the funding block: the watcher notices by block id and undoes what it recorded', async () => {
+    const watcher = new TronWatcher(store.db, chain, c.api);
+    await watcher.poll(); // caught up with what the other tests mined
+    const o = await destinationOrder(1_100_000n);
+    const key = `${o.order.id}:solver-fund`;
+    const solver = engine('solver', 'w5');
+    await enqueueJob(store.db, { chain: chain.key, action: 'approve', idempotencyKey: `approve:reorg:${kind}`, payload: { kind: 'approve', token: USDT.token.address, spender: USDT.htlc.address }, signer: 'solver' });
+    assert.equal((await settle(solver, `approve:reorg:${kind}`)).status, 'confirmed');
+    await watcher.poll();
+    const snapshot = await c.localnet.chain.anvil.rpc('evm_snapshot');
+    await enqueueJob(store.db, { chain: chain.key, orderId: o.order.id, action: 'solver-fund', idempotencyKey: key, payload: o.fund, signer: 'solver' });
+    const funded = await settle(solver, key);
+    assert.equal(funded.status, 'confirmed', funded.lastError);
+    await watcher.poll();
+    assert.equal((await findOrder(store.db, o.order.id))!.destination.initiateTxHash, funded.txHash, 'recorded from its block');
+
+    // The blocks since the snapshot are replaced by a longer branch without the funding: same numbers, other ids.
+    const replacedHead = (await c.api.nowBlock()).number;
+    await c.localnet.chain.anvil.rpc('evm_revert', [snapshot]);
+    await c.localnet.mine(Number(replacedHead - (await c.api.nowBlock()).number) + 2);
+    assert.equal(await c.api.transactionInfo(funded.txHash), undefined, 'the funding is on no block of the new branch');
+    await watcher.poll();
+    const dst = (await findOrder(store.db, o.order.id))!.destination;
+    assert.equal(dst.initiateTxHash, '', 'the initiate of the replaced block is undone');
+    assert.equal(dst.filledAmount, '0');
+  });
+
   /** As if a worker signed and stored the job's transaction (expiring in 2 s), then died before any node got it. */
   async function signedButNeverSent(key: string, payload: TronJobPayload): Promise<string> {
     const [claimed] = await claimJobs(store.db, { chain: chain.key, signer: 'solver', worker: 'crashed', leaseMs: 60_000, limit: 1 });

@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { TxVersion } from '../rbf.ts';
 import type { Outpoint } from '../wallet-tx.ts';
 import type { Db } from '../../../store/database.ts';
-import { decisionTime } from '../../../store/decision-time.ts';
 
 
 /** A signed version of a job's transaction (see `TxVersion` in chains/bitcoin/rbf.ts). */
@@ -109,13 +108,78 @@ export async function enqueueBitcoinTx(db: Db, tx: BitcoinTxJob): Promise<{ txid
   return { txid: row.tx_hash, created: row.created, status: row.status };
 }
 
-/** The raw transaction of a Bitcoin job, by key (what a rebroadcast sends). */
-export async function bitcoinJobTx(db: Db, idempotencyKey: string, now?: number): Promise<{ txid: string; rawTx: string; status: string; pastDeadline: boolean } | undefined> {
-  const { rows } = await sql<{ tx_hash: string; raw_tx: string; status: string; past_deadline: boolean }>`
-    select tx_hash, raw_tx, status, coalesce(broadcast_by <= ${decisionTime(now)}, false) as past_deadline from relayer_jobs where idempotency_key = ${idempotencyKey}
+/** A Bitcoin job's transaction and status, by key. */
+export async function bitcoinJobTx(db: Db, idempotencyKey: string): Promise<{ txid: string; rawTx: string; status: string } | undefined> {
+  const { rows } = await sql<{ tx_hash: string; raw_tx: string; status: string }>`
+    select tx_hash, raw_tx, status from relayer_jobs where idempotency_key = ${idempotencyKey}
   `.execute(db);
   const row = rows[0];
-  return row && { txid: row.tx_hash, rawTx: row.raw_tx, status: row.status, pastDeadline: row.past_deadline };
+  return row && { txid: row.tx_hash, rawTx: row.raw_tx, status: row.status };
+}
+
+/** One of an order's funding jobs, as the solver reads them to tell whether it may fund again. */
+export interface FundingAttempt {
+  idempotencyKey: string;
+  status: string;
+  broadcastBy: Date | null;
+  /** It failed by safety rule 2 (the engine's reason says so, or it was cancelled past its deadline). */
+  byRule2: boolean;
+  /** One of its inputs was spent in a block by a transaction not its own: it can never be mined. */
+  spentElsewhere: boolean;
+}
+
+/** The order's funding jobs on the chain (`<order>:fund`, then `<order>:fund:<n>`), oldest first. */
+export async function fundingAttempts(db: Db, chain: string, orderId: string): Promise<FundingAttempt[]> {
+  const { rows } = await sql<{ idempotency_key: string; status: string; broadcast_by: Date | string | null; by_rule_2: boolean; spent_elsewhere: boolean }>`
+    select j.idempotency_key, j.status, j.broadcast_by,
+      (j.cancelled_at is not null or j.last_error like '%(safety rule 2)%') as by_rule_2,
+      exists (
+        select 1 from jsonb_array_elements(j.payload->'inputs') i
+        join bitcoin_utxos u on u.chain = j.chain and u.txid = i->>'txid' and u.vout = (i->>'vout')::int
+        where u.spent_block_number is not null and u.spent_txid is not null and not (u.spent_txid = any(j.tx_hashes))
+      ) as spent_elsewhere
+    from relayer_jobs j
+    where j.order_id = ${orderId} and j.action = 'fund' and j.chain = ${chain} and j.payload->>'kind' = 'signed'
+    order by j.id
+  `.execute(db);
+  return rows.map((r) => ({
+    idempotencyKey: r.idempotency_key,
+    status: r.status,
+    broadcastBy: r.broadcast_by === null ? null : new Date(r.broadcast_by),
+    byRule2: r.by_rule_2,
+    spentElsewhere: r.spent_elsewhere,
+  }));
+}
+
+/** An unsettled job's transaction that another spends an output of. */
+export interface ParentTx {
+  txid: string;
+  rawTx: string;
+  /** Its job's broadcast deadline (safety rule 2), ms since the epoch. */
+  broadcastBy: number | null;
+}
+
+/**
+ * The chain's signed, unsettled jobs whose current transactions `txids` spend outputs of, and theirs
+ * in turn: what must reach a node before a transaction spending their outputs can. Oldest ancestors first.
+ */
+export async function unsettledParents(db: Db, chain: string, txids: readonly string[]): Promise<ParentTx[]> {
+  if (txids.length === 0) return [];
+  const { rows } = await sql<{ tx_hash: string; raw_tx: string; broadcast_by: Date | string | null }>`
+    with recursive parents(id, tx_hash, raw_tx, inputs, broadcast_by, depth) as (
+      select j.id, j.tx_hash, j.raw_tx, j.payload->'inputs', j.broadcast_by, 1
+      from relayer_jobs j
+      where j.chain = ${chain} and j.payload->>'kind' = 'signed' and j.status in ('queued', 'running', 'submitted') and j.raw_tx <> ''
+        and j.tx_hash in (select jsonb_array_elements_text(${JSON.stringify(txids)}::jsonb))
+      union
+      select j.id, j.tx_hash, j.raw_tx, j.payload->'inputs', j.broadcast_by, p.depth + 1
+      from parents p cross join lateral jsonb_array_elements(p.inputs) i
+      join relayer_jobs j on j.chain = ${chain} and j.tx_hash = i->>'txid'
+      where j.payload->>'kind' = 'signed' and j.status in ('queued', 'running', 'submitted') and j.raw_tx <> '' and p.depth < 30
+    )
+    select tx_hash, raw_tx, broadcast_by from parents group by id, tx_hash, raw_tx, broadcast_by order by max(depth) desc, id
+  `.execute(db);
+  return rows.map((r) => ({ txid: r.tx_hash, rawTx: r.raw_tx, broadcastBy: r.broadcast_by === null ? null : new Date(r.broadcast_by).getTime() }));
 }
 
 /**
