@@ -54,15 +54,16 @@ export class ClaimSigner {
    * The claim open for one earnings row, or undefined when nothing is claimable (or no contract exists).
    * `row.totalEarned` must be the affiliate's earnings through every app (`listEarnings`): the contract
    * pays per affiliate and token, so a signature over one app's total would pay too little, or nothing.
-   * With the key the claim is signed for `totalEarned` (and stored); without it, it is the stored one,
-   * which may cover less than `totalEarned` until a worker signs again.
+   * With the key the claim is signed for `totalEarned` (and stored); without it, it is the stored one
+   * once a worker signed `totalEarned`: Garden's clients call `claim(affiliate, token, total_earnings,
+   * claim_signature)`, which reverts for a signature over another amount.
    */
   async claimFor(row: ClaimableRow): Promise<Claim | undefined> {
     const asset = this.registry.asset(row.asset);
     const family = asset && this.byChain.get(asset.chain.key);
     if (!family) return undefined;
     const signed = this.canSign ? (await this.signAndStore(family, row.affiliate, asset, row.totalEarned))?.claim : await this.stored(family, row.affiliate, asset);
-    if (!signed) return undefined;
+    if (!signed || signed.cumulativeAmount !== row.totalEarned) return undefined;
     const already = await family.claimed(row.affiliate, asset, row.totalClaimed);
     if (already === undefined || signed.cumulativeAmount <= already) return undefined;
     return { amount: signed.cumulativeAmount - already, ...signed, contract: family.contract };

@@ -1,6 +1,6 @@
 // A short chaos run (chaos/, `npm run chaos`): two swaps per family on average through two `hashlock
 // serve` instances on a PostgreSQL server of the test's own and an external maker, with one fault of
-// each kind at the fixed seed's moments (short ones: this world's rule-2 window is 20 s). The checker,
+// each kind at the fixed seed's moments (short ones: this world's rule-2 window is 14 s). The checker,
 // which reads the chains and not the service, finds no violation; and it is shown able to fail: a
 // double funding, a balance one unit off and a 500 planted in the facts it read are each caught.
 import assert from 'node:assert/strict';
@@ -18,11 +18,11 @@ test('a short chaos run: every swap completes or refunds, no violation on the ch
   const result = await runChaos({
     swaps: 10,
     seed: 2,
-    everyMs: 2_000,
+    everyMs: 1_500,
     faults: 8,
-    faultMinMs: 5_000,
-    faultMaxMs: 12_000,
-    times: { sourceSeconds: 60, destinationSeconds: 30, marginSeconds: 10, confirmations: 3 },
+    faultMinMs: 4_000,
+    faultMaxMs: 9_000,
+    times: { sourceSeconds: 44, destinationSeconds: 20, marginSeconds: 10, confirmations: 3 },
     log: (line) => t.diagnostic(line),
   });
   t.diagnostic(`${((Date.now() - started) / 1000).toFixed(0)} s\n${result.table}`);

@@ -18,12 +18,11 @@ export function earningsRoutes(app: FastifyInstance, ctx: ApiContext): void {
         description:
           "One entry per affiliate and fee asset the calling app's orders paid fees in. Fees accrue when an order " +
           'completes. The claim contract pays per affiliate and token, whichever app earned it, so the amounts ' +
-          "are over every app's orders. claim_signature covers the cumulative amount claim_amount plus what the " +
-          "contract has paid (FeeClaim's `claim(affiliate, token, cumulative, claim_signature)`): on an instance " +
-          'with the fee signer key that is total_earnings. An API instance without the key serves the claim the ' +
-          'workers signed last, within seconds of new fees; until they sign again it covers less than ' +
-          'total_earnings, is still valid, and pays up to its cumulative amount. The claim_* fields appear while ' +
-          'the signed cumulative amount exceeds what was claimed and a claim contract is deployed on that chain.',
+          "are over every app's orders: claim_signature covers total_earnings, the cumulative amount FeeClaim's " +
+          '`claim(affiliate, token, total_earnings, claim_signature)` takes. An API instance without the fee ' +
+          'signer key serves the claim the workers signed, which they do within seconds of new fees: until ' +
+          'then the claim_* fields are left out. They appear while total_earnings exceeds what was claimed and ' +
+          'a claim contract is deployed on that chain.',
         tags: ['affiliates'],
         response: { 200: Ok(Type.Array(Type.Ref('EarningsEntry'))), ...errorResponses(401) },
       },
