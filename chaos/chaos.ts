@@ -1,5 +1,8 @@
 // One chaos run: the world up, the clients started at their planned moments and the faults struck at
 // theirs, everything seen through to completed or refunded, then the chains read and checked.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BlockClock } from './block-clock.ts';
 import { balanceReadings, broadcastDeadlines, markChains, readBalances, swapFacts, tronAnvil } from './chains.ts';
 import { Clients, runSwap, type SwapRecord } from './clients.ts';
@@ -124,10 +127,20 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       blockMs: Object.fromEntries(Object.values(CHAIN_OF).map((key) => [key, w.world.registry.chain(key)!.blockTimeMs])),
     };
     const violations = checkInvariants(observation);
+    if (violations.length > 0) o.log(`the instances' and the maker's logs are kept in ${keepLogs(w)}`);
     const table = report(facts, schedule.swaps.length, faults, violations, api.answers.length);
     return { schedule, records, faults, observation, violations, table };
   } finally {
     await clock.stop();
     await w.close();
   }
+}
+
+/** Writes what the instances and the maker printed (their logs) beside each other, for a violation's post-mortem; answers the folder. */
+function keepLogs(w: ChaosWorld): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hashlock-chaos-logs-'));
+  writeFileSync(join(dir, 'instance-a.log'), w.instances[0].output());
+  writeFileSync(join(dir, 'instance-b.log'), w.instances[1].output());
+  writeFileSync(join(dir, 'maker.log'), w.maker.output());
+  return dir;
 }
