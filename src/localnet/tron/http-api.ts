@@ -248,6 +248,10 @@ export async function serveTronApi(chain: TronChain, port = 0): Promise<{ server
         (err: Error) => (err instanceof BadRequest ? reply(200, { Error: err.message }) : reply(500, { Error: `the local Tron chain failed: ${err.message}` })),
       );
   });
+  // Idle keep-alive connections outlive the clients' own idle timeout (undici's 4 s): a server closing
+  // one just as a client reuses it makes that request fail with ECONNRESET, which under load it did.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
